@@ -1,0 +1,47 @@
+//! The command line. Configuration comes from the environment (or
+//! `keel.toml`); the README lists every variable.
+
+use clap::{Parser, Subcommand};
+
+use crate::ServiceName;
+
+const CONFIG_HELP: &str = "\
+Configuration is read from the environment, or from a flat keel.toml in the \
+working directory (or the file named by KEEL_CONFIG_FILE) whose keys are the \
+same variable names; the environment wins. Main variables:
+  KEEL_DATA_DIR            data directory (default ./data)
+  DATABASE_URL             postgres://... or sqlite://...; default SQLite at $KEEL_DATA_DIR/keel.db
+  REDIS_URL                redis://...; default in-process cache and rate limits
+  KEEL_<SERVICE>_ADDR      listen address of each service (port 0 picks a free port)
+  KEEL_METRICS_ADDR        Prometheus /metrics listener (default 127.0.0.1:9100)
+  SKIP_MIGRATIONS=true     do not migrate at start
+  RUST_LOG, KEEL_LOG_FORMAT=json   logging
+See README.md for every variable.";
+
+#[derive(Debug, Parser)]
+#[command(name = "keel", version, about = "The keel backend services in one binary.", after_long_help = CONFIG_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start HTTP services, each on its own listener (all of them when none is named).
+    ///
+    /// Applies pending migrations first unless SKIP_MIGRATIONS=true, prints each
+    /// service's base URL, and shuts down gracefully on SIGTERM or SIGINT.
+    #[command(after_long_help = CONFIG_HELP)]
+    Serve {
+        /// Services to start: accounts, usage-alerts, svc, channel-web, channel-api.
+        #[arg(value_enum)]
+        services: Vec<ServiceName>,
+    },
+    /// Apply pending migrations of the named services (all when none) and exit.
+    #[command(after_long_help = CONFIG_HELP)]
+    Migrate {
+        /// Services whose migrations to apply.
+        #[arg(value_enum)]
+        services: Vec<ServiceName>,
+    },
+}

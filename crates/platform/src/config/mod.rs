@@ -1,0 +1,329 @@
+//! Typed configuration, built once at start. Every value has a documented
+//! variable (README, "Configuration"); a bad value stops the process with a
+//! message that names the variable and never echoes a secret.
+
+mod source;
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use source::{CONFIG_FILE_VAR, Source};
+
+/// A configuration problem, naming the variable.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("configuration error: {var}: {reason}")]
+pub struct ConfigError {
+    pub var: String,
+    pub reason: String,
+}
+
+impl ConfigError {
+    pub fn missing(var: &str) -> Self {
+        Self {
+            var: var.to_owned(),
+            reason: "is required but not set".to_owned(),
+        }
+    }
+
+    pub fn invalid(var: &str, reason: impl Into<String>) -> Self {
+        Self {
+            var: var.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A value that must never be printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: String) -> Self {
+        Self(value)
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Where the relational data lives.
+#[derive(Debug, Clone)]
+pub enum DatabaseUrl {
+    Sqlite(String),
+    Postgres(Secret),
+}
+
+impl DatabaseUrl {
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Self::Postgres(_))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    pub url: DatabaseUrl,
+    pub max_connections: u32,
+    pub min_connections: u32,
+    pub acquire_timeout: Duration,
+    pub sqlite_busy_timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct MigrationConfig {
+    pub skip: bool,
+    /// How long a migrator waits for another one holding the lock.
+    pub lock_wait: Duration,
+    /// PostgreSQL `lock_timeout` for the statements of a migration.
+    pub table_lock_timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub request_timeout: Duration,
+    pub body_limit: usize,
+    pub shutdown_grace: Duration,
+    pub trusted_proxies: Vec<IpAddr>,
+}
+
+#[derive(Debug, Clone)]
+pub struct JobsConfig {
+    /// Jobs run at once in this process; 0 runs no worker here.
+    pub concurrency: usize,
+    pub poll_interval: Duration,
+    /// How long a claimed job stays claimed before another worker may retry it.
+    pub lease: Duration,
+    /// First retry delay; doubles with each attempt.
+    pub retry_base: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct MailConfig {
+    /// `smtp://` or `smtps://` URL; none writes `.eml` files instead.
+    pub smtp_url: Option<Secret>,
+    pub from: String,
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone)]
+pub struct OutboundConfig {
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    pub retries: usize,
+    pub jwks_refetch_cooldown: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Configuration shared by every service in the process.
+#[derive(Debug, Clone)]
+pub struct PlatformConfig {
+    pub data_dir: PathBuf,
+    pub database: DatabaseConfig,
+    pub migrations: MigrationConfig,
+    pub http: HttpConfig,
+    pub jobs: JobsConfig,
+    pub mail: MailConfig,
+    pub outbound: OutboundConfig,
+    pub redis_url: Option<Secret>,
+    pub redis_prefix: String,
+    pub metrics_addr: SocketAddr,
+    pub log_format: LogFormat,
+}
+
+impl PlatformConfig {
+    pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
+        let data_dir = PathBuf::from(src.string_or("KEEL_DATA_DIR", "./data"));
+        Ok(Self {
+            database: database(src, &data_dir)?,
+            migrations: MigrationConfig {
+                skip: src.bool_or("SKIP_MIGRATIONS", false)?,
+                lock_wait: src
+                    .secs_or("KEEL_MIGRATION_LOCK_WAIT_SECS", Duration::from_secs(120))?,
+                table_lock_timeout: src.secs_or(
+                    "KEEL_MIGRATION_TABLE_LOCK_TIMEOUT_SECS",
+                    Duration::from_secs(60),
+                )?,
+            },
+            http: HttpConfig {
+                request_timeout: src
+                    .secs_or("KEEL_REQUEST_TIMEOUT_SECS", Duration::from_secs(30))?,
+                body_limit: src.parse_or("KEEL_BODY_LIMIT_BYTES", 1024 * 1024)?,
+                shutdown_grace: src.secs_or("KEEL_SHUTDOWN_GRACE_SECS", Duration::from_secs(30))?,
+                trusted_proxies: trusted_proxies(src)?,
+            },
+            jobs: JobsConfig {
+                concurrency: src.parse_or("KEEL_JOB_CONCURRENCY", 8)?,
+                poll_interval: src.millis_or("KEEL_JOB_POLL_MS", Duration::from_millis(500))?,
+                lease: src.secs_or("KEEL_JOB_LEASE_SECS", Duration::from_secs(300))?,
+                retry_base: src.millis_or("KEEL_JOB_RETRY_BASE_MS", Duration::from_millis(1000))?,
+            },
+            mail: MailConfig {
+                smtp_url: smtp_url(src)?,
+                from: mail_from(src)?,
+                dir: data_dir.join("mail"),
+            },
+            outbound: OutboundConfig {
+                timeout: src.secs_or("KEEL_HTTP_CLIENT_TIMEOUT_SECS", Duration::from_secs(10))?,
+                connect_timeout: src.secs_or(
+                    "KEEL_HTTP_CLIENT_CONNECT_TIMEOUT_SECS",
+                    Duration::from_secs(5),
+                )?,
+                retries: src.parse_or("KEEL_HTTP_CLIENT_RETRIES", 3)?,
+                jwks_refetch_cooldown: src
+                    .secs_or("KEEL_JWKS_REFETCH_COOLDOWN_SECS", Duration::from_secs(30))?,
+            },
+            redis_url: redis_url(src)?,
+            redis_prefix: src.string_or("KEEL_REDIS_PREFIX", "keel:"),
+            metrics_addr: addr(src, "KEEL_METRICS_ADDR", "127.0.0.1:9100")?,
+            log_format: log_format(src)?,
+            data_dir,
+        })
+    }
+
+    /// The data directory, created if absent.
+    pub fn ensure_data_dir(&self) -> Result<&Path, ConfigError> {
+        std::fs::create_dir_all(&self.data_dir).map_err(|e| {
+            ConfigError::invalid(
+                "KEEL_DATA_DIR",
+                format!("cannot create {}: {e}", self.data_dir.display()),
+            )
+        })?;
+        Ok(&self.data_dir)
+    }
+}
+
+/// Parses a listen address variable.
+pub fn addr(src: &Source, var: &str, default: &str) -> Result<SocketAddr, ConfigError> {
+    let raw = src.get(var).unwrap_or(default);
+    raw.trim()
+        .parse()
+        .map_err(|_| ConfigError::invalid(var, format!("expected host:port, got {raw:?}")))
+}
+
+fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError> {
+    let url = match src.get("DATABASE_URL") {
+        None => DatabaseUrl::Sqlite(format!("sqlite://{}", data_dir.join("keel.db").display())),
+        Some(u) if u.starts_with("sqlite:") => DatabaseUrl::Sqlite(u.to_owned()),
+        Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
+            DatabaseUrl::Postgres(Secret::new(u.to_owned()))
+        }
+        Some(_) => {
+            return Err(ConfigError::invalid(
+                "DATABASE_URL",
+                "expected a sqlite:// or postgres:// URL",
+            ));
+        }
+    };
+    let max_connections: u32 = src.parse_or("KEEL_DB_MAX_CONNECTIONS", 10)?;
+    if max_connections == 0 {
+        return Err(ConfigError::invalid(
+            "KEEL_DB_MAX_CONNECTIONS",
+            "must be at least 1",
+        ));
+    }
+    Ok(DatabaseConfig {
+        url,
+        max_connections,
+        min_connections: src.parse_or("KEEL_DB_MIN_CONNECTIONS", 0)?,
+        acquire_timeout: src.secs_or("KEEL_DB_ACQUIRE_TIMEOUT_SECS", Duration::from_secs(5))?,
+        sqlite_busy_timeout: src
+            .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
+    })
+}
+
+fn trusted_proxies(src: &Source) -> Result<Vec<IpAddr>, ConfigError> {
+    src.list("KEEL_TRUSTED_PROXIES")
+        .iter()
+        .map(|p| {
+            p.parse().map_err(|_| {
+                ConfigError::invalid("KEEL_TRUSTED_PROXIES", format!("not an IP address: {p:?}"))
+            })
+        })
+        .collect()
+}
+
+fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
+    match src.secret("KEEL_SMTP_URL") {
+        Some(s) if !(s.expose().starts_with("smtp://") || s.expose().starts_with("smtps://")) => {
+            Err(ConfigError::invalid(
+                "KEEL_SMTP_URL",
+                "expected an smtp:// or smtps:// URL",
+            ))
+        }
+        other => Ok(other),
+    }
+}
+
+fn mail_from(src: &Source) -> Result<String, ConfigError> {
+    let from = src.string_or("KEEL_MAIL_FROM", "keel <no-reply@localhost>");
+    from.parse::<lettre::message::Mailbox>()
+        .map_err(|e| ConfigError::invalid("KEEL_MAIL_FROM", e.to_string()))?;
+    Ok(from)
+}
+
+fn redis_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
+    match src.secret("REDIS_URL") {
+        Some(s) if !(s.expose().starts_with("redis://") || s.expose().starts_with("rediss://")) => {
+            Err(ConfigError::invalid("REDIS_URL", "expected a redis:// URL"))
+        }
+        other => Ok(other),
+    }
+}
+
+fn log_format(src: &Source) -> Result<LogFormat, ConfigError> {
+    match src
+        .get("KEEL_LOG_FORMAT")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("text") => Ok(LogFormat::Text),
+        Some("json") => Ok(LogFormat::Json),
+        Some(other) => Err(ConfigError::invalid(
+            "KEEL_LOG_FORMAT",
+            format!("expected text or json, got {other:?}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_need_no_environment() -> Result<(), ConfigError> {
+        let cfg = PlatformConfig::from_source(&Source::default())?;
+        assert!(
+            matches!(cfg.database.url, DatabaseUrl::Sqlite(ref u) if u.ends_with("data/keel.db"))
+        );
+        assert_eq!(cfg.http.body_limit, 1024 * 1024);
+        assert_eq!(cfg.metrics_addr.port(), 9100);
+        Ok(())
+    }
+
+    #[test]
+    fn a_foreign_database_url_is_refused_by_name() {
+        let src = Source::from_pairs([("DATABASE_URL", "mysql://x")]);
+        let err = PlatformConfig::from_source(&src).err();
+        assert_eq!(err.map(|e| e.var), Some("DATABASE_URL".to_owned()));
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        assert_eq!(
+            format!("{:?}", Secret::new("hunter2".into())),
+            "Secret([redacted])"
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! Where configuration values come from: the process environment, and
+//! optionally a flat `keel.toml` whose keys are the same variable names.
+//! The environment wins over the file. Values are read once at start.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use super::{ConfigError, Secret};
+
+/// The variable that points at a configuration file.
+pub const CONFIG_FILE_VAR: &str = "KEEL_CONFIG_FILE";
+const DEFAULT_CONFIG_FILE: &str = "keel.toml";
+
+/// A snapshot of every configuration variable, taken once.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    vars: HashMap<String, String>,
+}
+
+impl Source {
+    /// Reads `keel.toml` (or the file named by `KEEL_CONFIG_FILE`) if present,
+    /// then overlays the process environment.
+    pub fn load() -> Result<Self, ConfigError> {
+        let env: HashMap<String, String> = std::env::vars().collect();
+        let explicit = env.get(CONFIG_FILE_VAR).filter(|v| !v.is_empty());
+        let path = explicit.map_or_else(|| PathBuf::from(DEFAULT_CONFIG_FILE), PathBuf::from);
+        let mut vars = if explicit.is_some() || path.exists() {
+            read_file(&path)?
+        } else {
+            HashMap::new()
+        };
+        vars.extend(env);
+        Ok(Self { vars })
+    }
+
+    /// A source holding exactly these pairs (tests, embedding).
+    pub fn from_pairs<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        Self {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    /// Sets one value, replacing what was there.
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.vars.insert(name.into(), value.into());
+    }
+
+    /// The raw value; an empty value counts as unset.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
+    }
+
+    /// A string value with a default.
+    pub fn string_or(&self, name: &str, default: &str) -> String {
+        self.get(name).unwrap_or(default).to_owned()
+    }
+
+    /// A value that must be present.
+    pub fn required(&self, name: &str) -> Result<String, ConfigError> {
+        self.get(name)
+            .map(str::to_owned)
+            .ok_or_else(|| ConfigError::missing(name))
+    }
+
+    /// A value parsed with `FromStr`; absent means `None`.
+    pub fn parse<T>(&self, name: &str) -> Result<Option<T>, ConfigError>
+    where
+        T: FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match self.get(name) {
+            None => Ok(None),
+            Some(raw) => raw
+                .trim()
+                .parse::<T>()
+                .map(Some)
+                .map_err(|e| ConfigError::invalid(name, format!("{e} (got {raw:?})"))),
+        }
+    }
+
+    /// A value parsed with `FromStr`, or the default when absent.
+    pub fn parse_or<T>(&self, name: &str, default: T) -> Result<T, ConfigError>
+    where
+        T: FromStr,
+        T::Err: std::fmt::Display,
+    {
+        Ok(self.parse(name)?.unwrap_or(default))
+    }
+
+    /// `true`/`false` (also `1`/`0`, `yes`/`no`, `on`/`off`).
+    pub fn bool_or(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.get(name).map(|v| v.trim().to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) => match v.as_str() {
+                "true" | "1" | "yes" | "on" => Ok(true),
+                "false" | "0" | "no" | "off" => Ok(false),
+                _ => Err(ConfigError::invalid(
+                    name,
+                    format!("expected true or false (got {v:?})"),
+                )),
+            },
+        }
+    }
+
+    /// A duration given in whole seconds.
+    pub fn secs_or(&self, name: &str, default: Duration) -> Result<Duration, ConfigError> {
+        Ok(self
+            .parse::<u64>(name)?
+            .map_or(default, Duration::from_secs))
+    }
+
+    /// A duration given in milliseconds.
+    pub fn millis_or(&self, name: &str, default: Duration) -> Result<Duration, ConfigError> {
+        Ok(self
+            .parse::<u64>(name)?
+            .map_or(default, Duration::from_millis))
+    }
+
+    /// A comma-separated list; absent means empty.
+    pub fn list(&self, name: &str) -> Vec<String> {
+        self.get(name)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A secret: never printed, not even in errors.
+    pub fn secret(&self, name: &str) -> Option<Secret> {
+        self.get(name).map(|v| Secret::new(v.to_owned()))
+    }
+}
+
+fn read_file(path: &Path) -> Result<HashMap<String, String>, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::invalid(CONFIG_FILE_VAR, format!("{}: {e}", path.display())))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| ConfigError::invalid(CONFIG_FILE_VAR, format!("{}: {e}", path.display())))?;
+    let mut vars = HashMap::new();
+    for (key, value) in table {
+        let name = key.to_ascii_uppercase();
+        let text = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Array(items) => items
+                .iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            other => {
+                return Err(ConfigError::invalid(
+                    &name,
+                    format!(
+                        "{}: expected a plain value, got {}",
+                        path.display(),
+                        other.type_str()
+                    ),
+                ));
+            }
+        };
+        vars.insert(name, text);
+    }
+    Ok(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_value_counts_as_unset() {
+        let s = Source::from_pairs([("A", "  ")]);
+        assert_eq!(s.get("A"), None);
+    }
+
+    #[test]
+    fn a_bad_number_names_the_variable() {
+        let s = Source::from_pairs([("KEEL_X", "abc")]);
+        let err = s.parse::<u32>("KEEL_X").err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("KEEL_X")));
+    }
+
+    #[test]
+    fn lists_split_on_commas_and_trim() {
+        let s = Source::from_pairs([("L", " a, b ,,c ")]);
+        assert_eq!(s.list("L"), vec!["a", "b", "c"]);
+    }
+
+    #[test]
+    fn the_file_is_read_with_upper_cased_keys_and_env_wins() -> Result<(), ConfigError> {
+        let dir = tempfile::tempdir().map_err(|e| ConfigError::invalid("T", e.to_string()))?;
+        let path = dir.path().join("keel.toml");
+        std::fs::write(&path, "keel_a = 1\nKEEL_B = [\"x\", \"y\"]\n")
+            .map_err(|e| ConfigError::invalid("T", e.to_string()))?;
+        let mut vars = read_file(&path)?;
+        assert_eq!(vars.get("KEEL_A").map(String::as_str), Some("1"));
+        assert_eq!(vars.get("KEEL_B").map(String::as_str), Some("x,y"));
+        vars.extend([("KEEL_A".to_owned(), "2".to_owned())]);
+        assert_eq!(vars.get("KEEL_A").map(String::as_str), Some("2"));
+        Ok(())
+    }
+}

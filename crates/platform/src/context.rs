@@ -1,0 +1,86 @@
+//! The shared context every service is built from.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::cache::Cache;
+use crate::config::{ConfigError, PlatformConfig};
+use crate::db::Db;
+use crate::http::Readiness;
+use crate::mail::Mailer;
+use crate::migrate::{self, MigrateError, MigrationSet};
+use crate::outbound::HttpClient;
+
+/// Why the process could not start. Each names what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("DATABASE_URL: cannot open the database: {0}")]
+    Database(sea_orm::DbErr),
+    #[error("REDIS_URL: {0}")]
+    Redis(String),
+    #[error(transparent)]
+    Migrate(#[from] MigrateError),
+    #[error("{var}: cannot listen on {addr}: {reason}")]
+    Bind {
+        var: String,
+        addr: String,
+        reason: String,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Connections and clients shared by every service of the process.
+#[derive(Clone)]
+pub struct Platform {
+    pub config: Arc<PlatformConfig>,
+    pub db: Db,
+    pub cache: Cache,
+    pub http: HttpClient,
+    pub mailer: Mailer,
+}
+
+impl Platform {
+    /// Opens the database and (when configured) Redis, builds the clients.
+    pub async fn connect(config: PlatformConfig) -> Result<Self, StartError> {
+        config.ensure_data_dir()?;
+        let db = Db::connect(&config.database)
+            .await
+            .map_err(StartError::Database)?;
+        let cache = match &config.redis_url {
+            Some(url) => Cache::redis(url, &config.redis_prefix, Duration::from_secs(5))
+                .await
+                .map_err(|e| StartError::Redis(e.to_string()))?,
+            None => Cache::local(&config.redis_prefix),
+        };
+        let http =
+            HttpClient::new(&config.outbound).map_err(|e| StartError::Other(e.to_string()))?;
+        let mailer = Mailer::new(&config.mail).map_err(|e| StartError::Other(e.to_string()))?;
+        Ok(Self {
+            config: Arc::new(config),
+            db,
+            cache,
+            http,
+            mailer,
+        })
+    }
+
+    /// Applies pending migrations of the platform and `sets`.
+    pub async fn migrate(
+        &self,
+        sets: &[&MigrationSet],
+    ) -> Result<Vec<migrate::Applied>, StartError> {
+        let mut all: Vec<&MigrationSet> = vec![&crate::schema::MIGRATIONS];
+        all.extend(sets.iter().copied());
+        Ok(migrate::run(&self.db, &self.config.migrations, &all).await?)
+    }
+
+    pub fn readiness(&self) -> Readiness {
+        Readiness {
+            db: self.db.clone(),
+            cache: self.cache.clone(),
+        }
+    }
+}

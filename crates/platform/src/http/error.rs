@@ -1,0 +1,70 @@
+//! Errors the platform itself produces (no route, body too large, timeout,
+//! panic, unreadable body). Each service renders them in its own wire shape
+//! through its error type's `From<PlatformError>`.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlatformError {
+    NotFound,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    UnsupportedMediaType(String),
+    BadRequest(String),
+    Timeout,
+    Internal,
+}
+
+impl PlatformError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Timeout => StatusCode::REQUEST_TIMEOUT,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// A human-readable message safe to return to a client.
+    pub fn message(&self) -> String {
+        match self {
+            Self::NotFound => "No route matches this path".to_owned(),
+            Self::MethodNotAllowed => "This method is not allowed on this path".to_owned(),
+            Self::PayloadTooLarge => "The request body is too large".to_owned(),
+            Self::UnsupportedMediaType(m) | Self::BadRequest(m) => m.clone(),
+            Self::Timeout => "The request took too long".to_owned(),
+            Self::Internal => "Internal server error".to_owned(),
+        }
+    }
+
+    /// Maps an axum extractor rejection (by its status and text).
+    pub fn from_rejection(status: StatusCode, text: String) -> Self {
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::UnsupportedMediaType(text),
+            StatusCode::INTERNAL_SERVER_ERROR => Self::Internal,
+            _ => Self::BadRequest(text),
+        }
+    }
+}
+
+/// How a service turns a platform error into its wire shape.
+pub type Render = fn(PlatformError) -> Response;
+
+/// Implements `From<$rejection>` for a service error via `PlatformError`.
+#[macro_export]
+macro_rules! from_rejections {
+    ($err:ty: $($rejection:ty),+ $(,)?) => {
+        $(
+            impl From<$rejection> for $err {
+                fn from(r: $rejection) -> Self {
+                    <$err>::from($crate::http::PlatformError::from_rejection(r.status(), r.body_text()))
+                }
+            }
+        )+
+    };
+}

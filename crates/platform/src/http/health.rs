@@ -1,0 +1,94 @@
+//! `/healthz` (liveness: no dependencies) and `/readyz` (503 while the
+//! database or a configured Redis does not answer).
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::cache::Cache;
+use crate::db::Db;
+
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What `/readyz` checks.
+#[derive(Clone)]
+pub struct Readiness {
+    pub db: Db,
+    pub cache: Cache,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`, or `unavailable`.
+    status: &'static str,
+    /// Per dependency: `ok` or what went wrong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<Checks>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Checks {
+    database: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    redis: Option<String>,
+}
+
+/// Liveness: the process answers.
+#[utoipa::path(get, path = "/healthz", tag = "health",
+    responses((status = 200, description = "The process is alive", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        checks: None,
+    })
+}
+
+/// Readiness: the database (and Redis, when configured) answer.
+#[utoipa::path(get, path = "/readyz", tag = "health",
+    responses(
+        (status = 200, description = "Ready to serve", body = Health),
+        (status = 503, description = "A dependency is unreachable", body = Health),
+    ))]
+pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
+    let (db, redis) = tokio::join!(r.db.ping_within(CHECK_TIMEOUT), async {
+        if r.cache.is_redis() {
+            Some(r.cache.ping_within(CHECK_TIMEOUT).await)
+        } else {
+            None
+        }
+    });
+    let ready = db.is_ok() && redis.as_ref().is_none_or(Result::is_ok);
+    if !ready {
+        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), "not ready");
+    }
+    let show = |r: Result<(), String>| {
+        r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
+    };
+    let body = Health {
+        status: if ready { "ok" } else { "unavailable" },
+        checks: Some(Checks {
+            database: show(db),
+            redis: redis.map(show),
+        }),
+    };
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body))
+}
+
+/// The health routes, documented.
+pub fn routes(readiness: Readiness) -> OpenApiRouter {
+    OpenApiRouter::new()
+        .routes(routes!(healthz))
+        .routes(routes!(readyz))
+        .with_state(readiness)
+}

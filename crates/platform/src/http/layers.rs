@@ -1,0 +1,74 @@
+//! Middleware functions and span makers used by `finish`.
+
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::HeaderName;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::{PlatformError, Render};
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// One span per request, carrying the service and the request id.
+pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Span + Clone {
+    move |req: &Request<Body>| {
+        let id = req
+            .headers()
+            .get(&REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        tracing::info_span!(
+            "request",
+            service,
+            method = %req.method(),
+            path = %req.uri().path(),
+            request_id = %id,
+        )
+    }
+}
+
+/// A panic becomes a 500 in the service's shape.
+pub fn panic_response(
+    render: Render,
+) -> impl Fn(Box<dyn std::any::Any + Send + 'static>) -> Response + Clone {
+    move |_panic| {
+        tracing::error!("a request handler panicked");
+        render(PlatformError::Internal)
+    }
+}
+
+/// Answers in the service's shape when a request runs longer than the limit.
+pub async fn timeout(
+    State((limit, render)): State<(Duration, Render)>,
+    req: Request,
+    next: Next,
+) -> Response {
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => render(PlatformError::Timeout),
+    }
+}
+
+/// Request count and latency by service, method, route and status.
+pub async fn metrics(State(service): State<&'static str>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().as_str().to_owned();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let resp = next.run(req).await;
+    let labels = [
+        ("service", service.to_owned()),
+        ("method", method),
+        ("route", route),
+        ("status", resp.status().as_u16().to_string()),
+    ];
+    metrics::counter!("keel_http_requests_total", &labels).increment(1);
+    metrics::histogram!("keel_http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    resp
+}

@@ -1,0 +1,102 @@
+//! The HTTP platform: the layers every service listener gets, and the
+//! launch function (a listener and a shutdown signal in, a server out).
+
+mod error;
+pub mod health;
+mod layers;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware;
+use axum::routing::get;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::openapi::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+pub use error::{PlatformError, Render};
+pub use health::Readiness;
+
+use crate::config::HttpConfig;
+
+/// A service's routes with what the platform needs to finish them.
+pub struct ServiceApp {
+    pub name: &'static str,
+    /// Where the service's routes start (`""`, or e.g. `/svc/v1`).
+    pub base_path: String,
+    pub routes: OpenApiRouter,
+    pub render: Render,
+}
+
+/// Adds health, OpenAPI, fallbacks and the standard layers: request id,
+/// tracing span, metrics, compression, panic → 500, timeout, body limit.
+pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router {
+    let render = app.render;
+    let (router, openapi) = app
+        .routes
+        .merge(health::routes(readiness))
+        .split_for_parts();
+    let openapi = openapi_json(app.name, openapi);
+    router
+        .route(
+            "/openapi.json",
+            get(move || {
+                let json = openapi.clone();
+                async move { ([(http::header::CONTENT_TYPE, "application/json")], json) }
+            }),
+        )
+        .fallback(move || async move { render(PlatformError::NotFound) })
+        .method_not_allowed_fallback(move || async move { render(PlatformError::MethodNotAllowed) })
+        .layer(DefaultBodyLimit::max(cfg.body_limit))
+        .layer(middleware::from_fn_with_state(
+            (cfg.request_timeout, render),
+            layers::timeout,
+        ))
+        .layer(CatchPanicLayer::custom(layers::panic_response(render)))
+        .layer(middleware::from_fn_with_state(app.name, layers::metrics))
+        .layer(CompressionLayer::new())
+        .layer(TraceLayer::new_for_http().make_span_with(layers::span_for(app.name)))
+        .layer(PropagateRequestIdLayer::new(layers::REQUEST_ID))
+        .layer(SetRequestIdLayer::new(layers::REQUEST_ID, MakeRequestUuid))
+}
+
+fn openapi_json(name: &str, mut doc: OpenApi) -> String {
+    doc.info = utoipa::openapi::InfoBuilder::new()
+        .title(format!("keel {name}"))
+        .version(env!("CARGO_PKG_VERSION"))
+        .description(Some(format!("The {name} service of keel.")))
+        .build();
+    doc.to_json().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "cannot serialise the OpenAPI document");
+        "{}".to_owned()
+    })
+}
+
+/// Serves `router` on `listener` until `shutdown`; then stops accepting,
+/// lets in-flight requests finish for up to `grace`, and returns.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    let server = axum::serve(listener, service)
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+        .into_future();
+    tokio::pin!(server);
+    tokio::select! {
+        r = &mut server => r,
+        () = async { shutdown.cancelled().await; tokio::time::sleep(grace).await } => {
+            tracing::warn!(?grace, "shutdown grace elapsed; dropping requests still in flight");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The `keel_jobs` table.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "keel_jobs")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub kind: String,
+    /// The job's arguments as JSON text.
+    pub payload: String,
+    /// Enqueuing twice with one key keeps one job.
+    pub unique_key: Option<String>,
+    /// `queued`, or `failed` once its attempts are spent.
+    pub status: String,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub run_at: DateTimeUtc,
+    pub locked_until: Option<DateTimeUtc>,
+    pub locked_by: Option<String>,
+    pub last_error: Option<String>,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
+
+pub const QUEUED: &str = "queued";
+pub const FAILED: &str = "failed";

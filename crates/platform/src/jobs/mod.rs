@@ -1,0 +1,203 @@
+//! Durable background jobs in the application database (`keel_jobs`).
+//!
+//! A job is enqueued with the same connection or transaction as the change
+//! that causes it, so it exists exactly when that change commits. Workers
+//! claim due jobs with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL; the
+//! single writer on SQLite), run them, delete them on success and reschedule
+//! them with exponential backoff on failure. A job whose worker died is
+//! claimed again when its lease runs out.
+
+pub mod entity;
+mod worker;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ConnectionTrait, DbErr, EntityTrait, Set};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use worker::Worker;
+
+/// A kind of background work with serializable arguments.
+pub trait Job: Serialize + DeserializeOwned + Send + 'static {
+    /// Unique name, stored with each job.
+    const KIND: &'static str;
+    /// Attempts before the job is marked failed.
+    const MAX_ATTEMPTS: u32 = 12;
+}
+
+/// How a job run ended when it did not succeed.
+#[derive(Debug, Clone)]
+pub enum JobError {
+    /// Try again later; `after` overrides the backoff (e.g. a Retry-After).
+    Retry {
+        reason: String,
+        after: Option<Duration>,
+    },
+    /// Do not try again.
+    Fail(String),
+}
+
+impl JobError {
+    pub fn retry(reason: impl std::fmt::Display) -> Self {
+        Self::Retry {
+            reason: reason.to_string(),
+            after: None,
+        }
+    }
+
+    pub fn retry_after(reason: impl std::fmt::Display, after: Duration) -> Self {
+        Self::Retry {
+            reason: reason.to_string(),
+            after: Some(after),
+        }
+    }
+
+    pub fn fail(reason: impl std::fmt::Display) -> Self {
+        Self::Fail(reason.to_string())
+    }
+}
+
+impl From<DbErr> for JobError {
+    fn from(e: DbErr) -> Self {
+        Self::retry(e)
+    }
+}
+
+/// What a handler knows about the run.
+#[derive(Debug, Clone, Copy)]
+pub struct JobContext {
+    pub id: i64,
+    /// 1 on the first run.
+    pub attempt: u32,
+    pub max_attempts: u32,
+}
+
+impl JobContext {
+    pub fn is_last_attempt(&self) -> bool {
+        self.attempt >= self.max_attempts
+    }
+}
+
+type Handler = Arc<
+    dyn Fn(serde_json::Value, JobContext) -> BoxFuture<'static, Result<(), JobError>> + Send + Sync,
+>;
+
+/// The handlers this process runs, by job kind.
+#[derive(Default, Clone)]
+pub struct JobRegistry {
+    handlers: HashMap<&'static str, Handler>,
+}
+
+impl JobRegistry {
+    pub fn register<J, F, Fut>(&mut self, handler: F)
+    where
+        J: Job,
+        F: Fn(J, JobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), JobError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        self.handlers.insert(
+            J::KIND,
+            Arc::new(move |payload, ctx| {
+                let handler = handler.clone();
+                Box::pin(async move {
+                    let job: J = serde_json::from_value(payload)
+                        .map_err(|e| JobError::fail(format!("bad payload for {}: {e}", J::KIND)))?;
+                    handler(job, ctx).await
+                })
+            }),
+        );
+    }
+
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let mut kinds: Vec<_> = self.handlers.keys().copied().collect();
+        kinds.sort_unstable();
+        kinds
+    }
+
+    fn get(&self, kind: &str) -> Option<Handler> {
+        self.handlers.get(kind).cloned()
+    }
+}
+
+/// Enqueues `job` to run now.
+pub async fn enqueue<C: ConnectionTrait, J: Job>(conn: &C, job: &J) -> Result<(), DbErr> {
+    insert(conn, job, Utc::now(), None).await.map(|_| ())
+}
+
+/// Enqueues `job` to run at `run_at`.
+pub async fn enqueue_at<C: ConnectionTrait, J: Job>(
+    conn: &C,
+    job: &J,
+    run_at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    insert(conn, job, run_at, None).await.map(|_| ())
+}
+
+/// Enqueues `job` unless a job with `key` already exists; true if inserted.
+pub async fn enqueue_unique<C: ConnectionTrait, J: Job>(
+    conn: &C,
+    job: &J,
+    key: &str,
+    run_at: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    insert(conn, job, run_at, Some(key)).await
+}
+
+async fn insert<C: ConnectionTrait, J: Job>(
+    conn: &C,
+    job: &J,
+    run_at: DateTime<Utc>,
+    unique_key: Option<&str>,
+) -> Result<bool, DbErr> {
+    let payload = serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?;
+    let model = entity::ActiveModel {
+        kind: Set(J::KIND.to_owned()),
+        payload: Set(payload),
+        unique_key: Set(unique_key.map(str::to_owned)),
+        status: Set(entity::QUEUED.to_owned()),
+        attempts: Set(0),
+        max_attempts: Set(i32::try_from(J::MAX_ATTEMPTS).unwrap_or(i32::MAX)),
+        run_at: Set(run_at),
+        locked_until: Set(None),
+        locked_by: Set(None),
+        last_error: Set(None),
+        created_at: Set(Utc::now()),
+        ..Default::default()
+    };
+    let res = entity::Entity::insert(model)
+        .on_conflict(
+            OnConflict::column(entity::Column::UniqueKey)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(conn)
+        .await?;
+    Ok(res > 0)
+}
+
+/// Exponential backoff: `base * 2^(attempt-1)`, at most one hour.
+pub fn backoff(base: Duration, attempt: u32) -> Duration {
+    let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(20));
+    base.saturating_mul(factor).min(Duration::from_secs(3600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let base = Duration::from_secs(1);
+        assert_eq!(backoff(base, 1), Duration::from_secs(1));
+        assert_eq!(backoff(base, 4), Duration::from_secs(8));
+        assert_eq!(backoff(base, 40), Duration::from_secs(3600));
+    }
+}

@@ -1,0 +1,30 @@
+//! keel's platform: what every service shares.
+//!
+//! - [`config`]: typed configuration from the environment and `keel.toml`
+//! - [`db`], [`migrate`]: the SeaORM store (SQLite or PostgreSQL) and its migrations
+//! - [`http`]: the layers and launch function of every listener
+//! - [`jobs`], [`mail`]: the durable job queue and the mail outbox on it
+//! - [`cache`]: cache and rate limits, in-process or Redis
+//! - [`outbound`], [`jwks`]: outbound HTTP and JWKS-backed JWT verification
+//! - [`telemetry`]: logs and metrics
+
+pub mod cache;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod jobs;
+pub mod jwks;
+pub mod mail;
+pub mod migrate;
+pub mod outbound;
+pub mod schema;
+pub mod telemetry;
+pub mod time;
+
+mod context;
+
+pub use context::{Platform, StartError};
+
+// Re-exported so service crates use the same versions.
+pub use sea_orm;
+pub use utoipa_axum;

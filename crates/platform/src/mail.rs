@@ -1,0 +1,126 @@
+//! The mail outbox. A message is enqueued as a job in the same transaction
+//! as the change that causes it, and delivered by the job: through SMTP when
+//! `KEEL_SMTP_URL` is set, otherwise written as `<message id>.eml` into
+//! `$KEEL_DATA_DIR/mail/` (a retried delivery rewrites the same file).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lettre::message::{Mailbox, header::ContentType};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use sea_orm::{ConnectionTrait, DbErr};
+use serde::{Deserialize, Serialize};
+
+use crate::config::MailConfig;
+use crate::jobs::{self, Job, JobError, JobRegistry};
+
+/// One outgoing message.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Mail {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct DeliverMail {
+    id: String,
+    mail: Mail,
+}
+
+impl Job for DeliverMail {
+    const KIND: &'static str = "platform.mail";
+    const MAX_ATTEMPTS: u32 = 10;
+}
+
+/// Enqueues `mail` on `conn` (pass the transaction of the causing change).
+pub async fn enqueue<C: ConnectionTrait>(conn: &C, mail: Mail) -> Result<(), DbErr> {
+    let job = DeliverMail {
+        id: uuid::Uuid::new_v4().simple().to_string(),
+        mail,
+    };
+    jobs::enqueue(conn, &job).await
+}
+
+/// Delivers outbox messages.
+#[derive(Clone)]
+pub struct Mailer {
+    from: Mailbox,
+    transport: Transport,
+}
+
+#[derive(Clone)]
+enum Transport {
+    Smtp(Arc<AsyncSmtpTransport<Tokio1Executor>>),
+    Files(PathBuf),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    #[error("KEEL_MAIL_FROM: {0}")]
+    From(String),
+    #[error("KEEL_SMTP_URL: {0}")]
+    Smtp(String),
+}
+
+impl Mailer {
+    pub fn new(cfg: &MailConfig) -> Result<Self, MailError> {
+        let from = cfg
+            .from
+            .parse::<Mailbox>()
+            .map_err(|e| MailError::From(e.to_string()))?;
+        let transport = match &cfg.smtp_url {
+            Some(url) => Transport::Smtp(Arc::new(
+                AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
+                    .map_err(|e| MailError::Smtp(e.to_string()))?
+                    .build(),
+            )),
+            None => Transport::Files(cfg.dir.clone()),
+        };
+        Ok(Self { from, transport })
+    }
+
+    /// Registers the delivery job.
+    pub fn register(&self, registry: &mut JobRegistry) {
+        let mailer = self.clone();
+        registry.register(move |job: DeliverMail, _ctx| {
+            let mailer = mailer.clone();
+            async move { mailer.deliver(&job.id, &job.mail).await }
+        });
+    }
+
+    async fn deliver(&self, id: &str, mail: &Mail) -> Result<(), JobError> {
+        let to: Mailbox = mail
+            .to
+            .parse()
+            .map_err(|e| JobError::fail(format!("bad recipient: {e}")))?;
+        let domain = self.from.email.domain().to_owned();
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(mail.subject.clone())
+            .message_id(Some(format!("<{id}@{domain}>")))
+            .header(ContentType::TEXT_PLAIN)
+            .body(mail.text.clone())
+            .map_err(|e| JobError::fail(format!("cannot build message: {e}")))?;
+        match &self.transport {
+            Transport::Smtp(smtp) => smtp.send(message).await.map(|_| ()).map_err(|e| {
+                if e.is_permanent() {
+                    JobError::fail(e)
+                } else {
+                    JobError::retry(e)
+                }
+            }),
+            Transport::Files(dir) => write_eml(dir, id, &message.formatted())
+                .await
+                .map_err(JobError::retry),
+        }
+    }
+}
+
+async fn write_eml(dir: &Path, id: &str, bytes: &[u8]) -> std::io::Result<()> {
+    tokio::fs::create_dir_all(dir).await?;
+    let tmp = dir.join(format!(".{id}.tmp"));
+    tokio::fs::write(&tmp, bytes).await?;
+    tokio::fs::rename(&tmp, dir.join(format!("{id}.eml"))).await
+}

@@ -1,0 +1,321 @@
+//! Forward-only, numbered migrations per component, recorded in
+//! `keel_migrations`. One migrator at a time: PostgreSQL takes a
+//! transaction-level advisory lock (others wait, then give up after a bound);
+//! SQLite takes an exclusive transaction. Each migration runs in a savepoint,
+//! so a failed one leaves nothing behind.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use sea_orm::sea_query::{ColumnDef, Expr, Index, Query, Table};
+use sea_orm::{
+    ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, Statement, TransactionTrait, Value,
+};
+
+use crate::config::MigrationConfig;
+use crate::db::Db;
+
+const HISTORY: &str = "keel_migrations";
+
+/// One schema change. `up` returns the statements for the given backend.
+pub struct Migration {
+    pub version: u32,
+    pub name: &'static str,
+    pub up: fn(DbBackend) -> Vec<Statement>,
+}
+
+/// The migrations of one component (a service crate, or the platform).
+pub struct MigrationSet {
+    pub component: &'static str,
+    pub migrations: &'static [Migration],
+}
+
+/// What a run applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub component: String,
+    pub version: u32,
+    pub name: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("gave up waiting for the migration lock after {0:?}; another migrator holds it")]
+    LockTimeout(Duration),
+    #[error("migration {component} {version:04} ({name}) failed and was rolled back: {source}")]
+    Failed {
+        component: &'static str,
+        version: u32,
+        name: &'static str,
+        source: DbErr,
+    },
+    #[error("database error while migrating: {0}")]
+    Db(#[from] DbErr),
+}
+
+/// Applies every pending migration of `sets`, in order.
+pub async fn run(
+    db: &Db,
+    cfg: &MigrationConfig,
+    sets: &[&MigrationSet],
+) -> Result<Vec<Applied>, MigrateError> {
+    tracing::info!("Running database migrations...");
+    let txn = lock(db, cfg).await?;
+    txn.execute(&history_table()).await?;
+    let done = applied_versions(&txn).await?;
+    warn_unknown(&done, sets);
+    let mut applied = Vec::new();
+    for set in sets {
+        for m in set.migrations {
+            if done.contains(&(set.component.to_owned(), m.version)) {
+                continue;
+            }
+            if let Err(source) = apply(&txn, set.component, m).await {
+                txn.commit().await?;
+                return Err(MigrateError::Failed {
+                    component: set.component,
+                    version: m.version,
+                    name: m.name,
+                    source,
+                });
+            }
+            tracing::info!(
+                component = set.component,
+                version = m.version,
+                name = m.name,
+                "applied migration"
+            );
+            applied.push(Applied {
+                component: set.component.to_owned(),
+                version: m.version,
+                name: m.name.to_owned(),
+            });
+        }
+    }
+    txn.commit().await?;
+    tracing::info!(applied = applied.len(), "Migrations complete.");
+    Ok(applied)
+}
+
+async fn apply(txn: &DatabaseTransaction, component: &str, m: &Migration) -> Result<(), DbErr> {
+    let savepoint = txn.begin().await?;
+    let result = async {
+        for stmt in (m.up)(txn.get_database_backend()) {
+            savepoint.execute_raw(stmt).await?;
+        }
+        let insert = Query::insert()
+            .into_table(HISTORY)
+            .columns(["component", "version", "name", "applied_at"])
+            .values_panic([
+                component.into(),
+                i64::from(m.version).into(),
+                m.name.into(),
+                chrono::Utc::now().into(),
+            ])
+            .to_owned();
+        savepoint.execute(&insert).await?;
+        Ok::<(), DbErr>(())
+    }
+    .await;
+    match result {
+        Ok(()) => savepoint.commit().await,
+        Err(e) => {
+            savepoint.rollback().await?;
+            Err(e)
+        }
+    }
+}
+
+fn history_table() -> sea_orm::sea_query::TableCreateStatement {
+    Table::create()
+        .table(HISTORY)
+        .if_not_exists()
+        .col(ColumnDef::new("component").string_len(64).not_null())
+        .col(ColumnDef::new("version").big_integer().not_null())
+        .col(ColumnDef::new("name").string_len(200).not_null())
+        .col(
+            ColumnDef::new("applied_at")
+                .timestamp_with_time_zone()
+                .not_null(),
+        )
+        .primary_key(Index::create().col("component").col("version"))
+        .to_owned()
+}
+
+async fn applied_versions(txn: &DatabaseTransaction) -> Result<BTreeSet<(String, u32)>, DbErr> {
+    let select = Query::select()
+        .columns(["component", "version"])
+        .from(HISTORY)
+        .to_owned();
+    let rows = txn.query_all(&select).await?;
+    rows.iter()
+        .map(|r| {
+            let component: String = r.try_get("", "component")?;
+            let version: i64 = r.try_get("", "version")?;
+            let version = u32::try_from(version)
+                .map_err(|_| DbErr::Custom(format!("bad migration version {version}")))?;
+            Ok((component, version))
+        })
+        .collect()
+}
+
+fn warn_unknown(done: &BTreeSet<(String, u32)>, sets: &[&MigrationSet]) {
+    for (component, version) in done {
+        let Some(set) = sets.iter().find(|s| s.component == component) else {
+            continue;
+        };
+        if !set.migrations.iter().any(|m| m.version == *version) {
+            tracing::warn!(
+                component = %component,
+                version,
+                "the database has a migration this keel does not know (a newer release applied it)"
+            );
+        }
+    }
+}
+
+/// Begins the migration transaction, holding the one migration lock.
+async fn lock(db: &Db, cfg: &MigrationConfig) -> Result<DatabaseTransaction, MigrateError> {
+    if db.is_postgres() {
+        lock_postgres(db, cfg).await
+    } else {
+        lock_sqlite(db, cfg).await
+    }
+}
+
+async fn lock_postgres(
+    db: &Db,
+    cfg: &MigrationConfig,
+) -> Result<DatabaseTransaction, MigrateError> {
+    let txn = db.begin().await?;
+    let timeout_ms = cfg.table_lock_timeout.as_millis();
+    txn.execute_unprepared(&format!("SET LOCAL lock_timeout = {timeout_ms}"))
+        .await?;
+    let key = advisory_key(&txn).await?;
+    let started = Instant::now();
+    let mut last_log: Option<Instant> = None;
+    loop {
+        let got = txn
+            .query_one_raw(Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "SELECT pg_try_advisory_xact_lock($1) AS got",
+                [Value::from(key)],
+            ))
+            .await?
+            .map(|r| r.try_get::<bool>("", "got"))
+            .transpose()?
+            .unwrap_or(false);
+        if got {
+            return Ok(txn);
+        }
+        if started.elapsed() >= cfg.lock_wait {
+            txn.rollback().await?;
+            return Err(MigrateError::LockTimeout(cfg.lock_wait));
+        }
+        if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(10)) {
+            let pid = lock_holder(db, key).await;
+            tracing::info!("Waiting for the migration lock held by backend pid {pid}...");
+            last_log = Some(Instant::now());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The lock is per schema, so separate keel installations in one database
+/// (and parallel test schemas) do not wait on each other.
+async fn advisory_key(txn: &DatabaseTransaction) -> Result<i64, DbErr> {
+    let schema: String = txn
+        .query_one_raw(Statement::from_string(
+            DbBackend::Postgres,
+            "SELECT current_schema() AS s",
+        ))
+        .await?
+        .map(|r| r.try_get("", "s"))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(key_for(&schema))
+}
+
+fn key_for(schema: &str) -> i64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("keel-migrations:{schema}").as_bytes());
+    let mut bytes = [0u8; 4];
+    bytes.copy_from_slice(&digest[..4]);
+    // 31 bits: pg_locks shows it as objid with classid 0.
+    i64::from(u32::from_be_bytes(bytes) & 0x7fff_ffff)
+}
+
+async fn lock_holder(db: &Db, key: i64) -> String {
+    let stmt = Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 \
+         AND objid = $1::bigint::oid AND objsubid = 1 AND granted LIMIT 1",
+        [Value::from(key)],
+    );
+    match db.query_one_raw(stmt).await {
+        Ok(Some(row)) => row
+            .try_get::<i32>("", "pid")
+            .map_or_else(|_| "?".to_owned(), |p| p.to_string()),
+        _ => "?".to_owned(),
+    }
+}
+
+async fn lock_sqlite(db: &Db, cfg: &MigrationConfig) -> Result<DatabaseTransaction, MigrateError> {
+    let started = Instant::now();
+    let mut logged = false;
+    loop {
+        match db.begin_exclusive().await {
+            Ok(txn) => return Ok(txn),
+            Err(e) if is_busy(&e) => {
+                if started.elapsed() >= cfg.lock_wait {
+                    return Err(MigrateError::LockTimeout(cfg.lock_wait));
+                }
+                if !logged {
+                    tracing::info!("Waiting for the migration lock held by another process...");
+                    logged = true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+fn is_busy(e: &DbErr) -> bool {
+    let text = e.to_string();
+    text.contains("database is locked") || text.contains("SQLITE_BUSY")
+}
+
+/// Builds each statement for `backend`.
+pub fn build_all(backend: DbBackend, stmts: &[&dyn StatementBuild]) -> Vec<Statement> {
+    stmts.iter().map(|s| s.build_for(backend)).collect()
+}
+
+/// Object-safe wrapper over SeaORM's `StatementBuilder`.
+pub trait StatementBuild {
+    fn build_for(&self, backend: DbBackend) -> Statement;
+}
+
+impl<T: sea_orm::StatementBuilder> StatementBuild for T {
+    fn build_for(&self, backend: DbBackend) -> Statement {
+        backend.build(self)
+    }
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP` for timestamp columns.
+pub fn now_default() -> Expr {
+    Expr::current_timestamp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_keys_differ_per_schema_and_fit_31_bits() {
+        let a = key_for("public");
+        let b = key_for("t_123");
+        assert_ne!(a, b);
+        assert!((0..=i64::from(i32::MAX)).contains(&a));
+    }
+}

@@ -1,0 +1,64 @@
+//! The platform's own tables.
+
+use sea_orm::DbBackend;
+use sea_orm::sea_query::{ColumnDef, Index, Table};
+
+use crate::migrate::{Migration, MigrationSet, build_all};
+
+pub static MIGRATIONS: MigrationSet = MigrationSet {
+    component: "platform",
+    migrations: &[Migration {
+        version: 0,
+        name: "jobs",
+        up: jobs,
+    }],
+};
+
+fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
+    let table = Table::create()
+        .table("keel_jobs")
+        .col(
+            ColumnDef::new("id")
+                .big_integer()
+                .not_null()
+                .auto_increment()
+                .primary_key(),
+        )
+        .col(ColumnDef::new("kind").string_len(100).not_null())
+        .col(ColumnDef::new("payload").text().not_null())
+        .col(ColumnDef::new("unique_key").string_len(200).null())
+        .col(ColumnDef::new("status").string_len(16).not_null())
+        .col(ColumnDef::new("attempts").integer().not_null())
+        .col(ColumnDef::new("max_attempts").integer().not_null())
+        .col(
+            ColumnDef::new("run_at")
+                .timestamp_with_time_zone()
+                .not_null(),
+        )
+        .col(
+            ColumnDef::new("locked_until")
+                .timestamp_with_time_zone()
+                .null(),
+        )
+        .col(ColumnDef::new("locked_by").string_len(100).null())
+        .col(ColumnDef::new("last_error").text().null())
+        .col(
+            ColumnDef::new("created_at")
+                .timestamp_with_time_zone()
+                .not_null(),
+        )
+        .to_owned();
+    let unique = Index::create()
+        .name("keel_jobs_unique_key")
+        .table("keel_jobs")
+        .col("unique_key")
+        .unique()
+        .to_owned();
+    let due = Index::create()
+        .name("keel_jobs_due")
+        .table("keel_jobs")
+        .col("status")
+        .col("run_at")
+        .to_owned();
+    build_all(b, &[&table, &unique, &due])
+}

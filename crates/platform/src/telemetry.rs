@@ -1,0 +1,78 @@
+//! Logs (tracing) and metrics (Prometheus). Metrics are served on their own
+//! listener (`KEEL_METRICS_ADDR`), never next to the APIs.
+
+use std::sync::OnceLock;
+
+use axum::Router;
+use axum::routing::get;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::config::LogFormat;
+
+/// Installs the global subscriber: `RUST_LOG` filter (default `info`),
+/// human-readable on a terminal, JSON when asked. Idempotent.
+pub fn init_tracing(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let registry = tracing_subscriber::registry().with(filter);
+    let result = match format {
+        LogFormat::Json => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_writer(std::io::stderr),
+            )
+            .try_init(),
+        LogFormat::Text => registry
+            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+            .try_init(),
+    };
+    // Already installed (a test harness, a second launch): keep that one.
+    let _ = result;
+}
+
+static PROMETHEUS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The process-wide Prometheus recorder (installed on first use).
+pub fn prometheus() -> Option<PrometheusHandle> {
+    PROMETHEUS
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Suffix("duration_seconds".to_owned()),
+                    LATENCY_BUCKETS,
+                )
+                .ok()?;
+            match builder.install_recorder() {
+                Ok(handle) => Some(handle),
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics recorder not installed");
+                    None
+                }
+            }
+        })
+        .clone()
+}
+
+/// The metrics listener's router: `GET /metrics`.
+pub fn metrics_router() -> Router {
+    let handle = prometheus();
+    Router::new().route(
+        "/metrics",
+        get(move || {
+            let handle = handle.clone();
+            async move {
+                (
+                    [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                    handle.map(|h| h.render()).unwrap_or_default(),
+                )
+            }
+        }),
+    )
+}

@@ -1,0 +1,1 @@
+//! Test kit (filled in below).
