@@ -233,10 +233,11 @@ async fn advisory_key(txn: &DatabaseTransaction) -> Result<i64, DbErr> {
         .map(|r| r.try_get("", "s"))
         .transpose()?
         .unwrap_or_default();
-    Ok(key_for(&schema))
+    Ok(advisory_lock_key(&schema))
 }
 
-fn key_for(schema: &str) -> i64 {
+/// The advisory lock key migrators of `schema` take.
+pub fn advisory_lock_key(schema: &str) -> i64 {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(format!("keel-migrations:{schema}").as_bytes());
     let mut bytes = [0u8; 4];
@@ -313,8 +314,8 @@ mod tests {
 
     #[test]
     fn lock_keys_differ_per_schema_and_fit_31_bits() {
-        let a = key_for("public");
-        let b = key_for("t_123");
+        let a = advisory_lock_key("public");
+        let b = advisory_lock_key("t_123");
         assert_ne!(a, b);
         assert!((0..=i64::from(i32::MAX)).contains(&a));
     }

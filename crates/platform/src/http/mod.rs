@@ -39,6 +39,8 @@ pub struct ServiceApp {
 /// tracing span, metrics, compression, panic → 500, timeout, body limit.
 pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router {
     let render = app.render;
+    // Metrics recorded before the recorder exists are lost: install it now.
+    crate::telemetry::prometheus();
     let (router, openapi) = app
         .routes
         .merge(health::routes(readiness))

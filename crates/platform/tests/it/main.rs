@@ -1,0 +1,11 @@
+//! Integration tests of the platform: real HTTP, real SQLite or PostgreSQL
+//! (`KEEL_TEST_DATABASE_URL`), real Redis.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod cache;
+mod http;
+mod jobs;
+mod jwks;
+mod mail;
+mod migrate;
+mod outbound;

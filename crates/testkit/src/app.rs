@@ -1,0 +1,199 @@
+//! `TestApp`: the real services, started in-process on 127.0.0.1:0 against
+//! a fresh database and a temporary data directory.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use keel::{Running, ServiceName};
+use keel_platform::Platform;
+use keel_platform::config::Source;
+use tempfile::TempDir;
+
+use crate::db::TestDb;
+use crate::mail::{TestMail, read_mails};
+
+/// Where tests find Redis (default `redis://127.0.0.1:6379`).
+pub const TEST_REDIS_VAR: &str = "KEEL_TEST_REDIS_URL";
+
+pub fn redis_url() -> String {
+    std::env::var(TEST_REDIS_VAR).unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
+}
+
+pub struct TestAppBuilder {
+    services: Vec<ServiceName>,
+    env: BTreeMap<String, String>,
+}
+
+impl TestAppBuilder {
+    /// Starts only these services (default: all).
+    #[must_use]
+    pub fn service(mut self, s: ServiceName) -> Self {
+        self.services.push(s);
+        self
+    }
+
+    /// Sets a configuration variable.
+    #[must_use]
+    pub fn env(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.env.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Uses the test Redis, under a key prefix of this test's own.
+    #[must_use]
+    pub fn redis(self) -> Self {
+        let prefix = format!("keel-test:{}:", uuid::Uuid::new_v4().simple());
+        self.env("REDIS_URL", redis_url())
+            .env("KEEL_REDIS_PREFIX", prefix)
+    }
+
+    pub async fn spawn(self) -> TestApp {
+        crate::init();
+        let data_dir = tempfile::tempdir().expect("create a temporary data directory");
+        let db = TestDb::create(data_dir.path()).await;
+        let mut source = Source::from_pairs([
+            ("KEEL_DATA_DIR", data_dir.path().display().to_string()),
+            ("DATABASE_URL", db.url.clone()),
+            ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+            ("KEEL_JOB_POLL_MS", "50".to_owned()),
+            ("KEEL_JOB_RETRY_BASE_MS", "100".to_owned()),
+            ("KEEL_SHUTDOWN_GRACE_SECS", "5".to_owned()),
+            ("KEEL_JWKS_REFETCH_COOLDOWN_SECS", "0".to_owned()),
+        ]);
+        for s in ServiceName::ALL {
+            source.set(s.addr_var(), "127.0.0.1:0");
+        }
+        for (k, v) in self.env {
+            source.set(k, v);
+        }
+        let running = keel::start(&source, &self.services)
+            .await
+            .unwrap_or_else(|e| panic!("the app failed to start: {e}"));
+        TestApp {
+            running: Some(running),
+            source,
+            services: self.services,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("build the test client"),
+            db,
+            data_dir,
+        }
+    }
+}
+
+/// A running app for one test. Dropping it stops the app and drops its
+/// database.
+pub struct TestApp {
+    running: Option<Running>,
+    source: Source,
+    services: Vec<ServiceName>,
+    pub http: reqwest::Client,
+    // Field order matters: the app stops before its database goes.
+    db: TestDb,
+    data_dir: TempDir,
+}
+
+impl TestApp {
+    pub fn builder() -> TestAppBuilder {
+        TestAppBuilder {
+            services: Vec::new(),
+            env: BTreeMap::new(),
+        }
+    }
+
+    /// Every service, default settings.
+    pub async fn spawn() -> Self {
+        Self::builder().spawn().await
+    }
+
+    fn running(&self) -> &Running {
+        self.running.as_ref().expect("the app is running")
+    }
+
+    /// `base URL of service` + `path`.
+    pub fn url(&self, service: ServiceName, path: &str) -> String {
+        let base = self
+            .running()
+            .url(service)
+            .unwrap_or_else(|| panic!("{service} is not running"));
+        format!("{base}{path}")
+    }
+
+    /// The service's listener root (no base path), for `/healthz` and such.
+    pub fn root(&self, service: ServiceName, path: &str) -> String {
+        let addr = self
+            .running()
+            .listening
+            .iter()
+            .find(|l| l.service == service)
+            .map(|l| l.addr)
+            .unwrap_or_else(|| panic!("{service} is not running"));
+        format!("http://{addr}{path}")
+    }
+
+    pub fn metrics_url(&self) -> String {
+        format!("http://{}/metrics", self.running().metrics_addr)
+    }
+
+    pub fn platform(&self) -> &Platform {
+        &self.running().platform
+    }
+
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.data_dir.path()
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.db.is_postgres()
+    }
+
+    /// The configuration the app was started with.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// Stops gracefully and waits until everything has stopped.
+    pub async fn stop(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.shutdown();
+            if let Err(e) = running.wait().await {
+                panic!("the app stopped with an error: {e}");
+            }
+        }
+    }
+
+    /// Stops and starts again on the same database and data directory
+    /// (new ports).
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        let running = keel::start(&self.source, &self.services)
+            .await
+            .unwrap_or_else(|e| panic!("the app failed to restart: {e}"));
+        self.running = Some(running);
+    }
+
+    /// The messages delivered to the mail directory so far.
+    pub fn mails(&self) -> Vec<TestMail> {
+        read_mails(&self.data_dir.path().join("mail"))
+    }
+
+    /// Waits until at least `n` messages were delivered.
+    pub async fn wait_for_mails(&self, n: usize) -> Vec<TestMail> {
+        crate::eventually(Duration::from_secs(10), || {
+            let mails = self.mails();
+            (mails.len() >= n).then_some(mails)
+        })
+        .await
+        .unwrap_or_else(|| panic!("expected {n} mails, got {}", self.mails().len()))
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(running) = &self.running {
+            running.shutdown();
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! A fresh database per test: a temporary SQLite file by default; with
+//! `KEEL_TEST_DATABASE_URL=postgres://...`, a fresh schema in that database,
+//! dropped when the test ends.
+
+use std::path::Path;
+
+use keel_platform::sea_orm::{ConnectionTrait, Database};
+
+pub const TEST_DATABASE_VAR: &str = "KEEL_TEST_DATABASE_URL";
+
+/// The database a test runs against.
+pub struct TestDb {
+    /// The `DATABASE_URL` the app is given.
+    pub url: String,
+    postgres: Option<PgSchema>,
+}
+
+struct PgSchema {
+    admin_url: String,
+    schema: String,
+}
+
+/// Whether this run targets PostgreSQL.
+pub fn postgres_url() -> Option<String> {
+    std::env::var(TEST_DATABASE_VAR)
+        .ok()
+        .filter(|u| u.starts_with("postgres"))
+}
+
+impl TestDb {
+    pub async fn create(data_dir: &Path) -> Self {
+        match postgres_url() {
+            None => Self {
+                url: format!("sqlite://{}", data_dir.join("keel.db").display()),
+                postgres: None,
+            },
+            Some(admin_url) => {
+                let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+                let admin = Database::connect(&admin_url)
+                    .await
+                    .expect("connect to KEEL_TEST_DATABASE_URL");
+                admin
+                    .execute_unprepared(&format!("CREATE SCHEMA {schema}"))
+                    .await
+                    .expect("create a test schema");
+                let _ = admin.close().await;
+                Self {
+                    url: with_search_path(&admin_url, &schema),
+                    postgres: Some(PgSchema { admin_url, schema }),
+                }
+            }
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.postgres.is_some()
+    }
+}
+
+fn with_search_path(url: &str, schema: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}options=-c%20search_path%3D{schema}")
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let Some(pg) = self.postgres.take() else {
+            return;
+        };
+        // Drop runs outside any runtime we may block: use a thread of our own.
+        let joined = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if let Ok(admin) = Database::connect(&pg.admin_url).await {
+                    let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE", pg.schema);
+                    if let Err(e) = admin.execute_unprepared(&sql).await {
+                        eprintln!("testkit: could not drop schema {}: {e}", pg.schema);
+                    }
+                    let _ = admin.close().await;
+                }
+            });
+        })
+        .join();
+        if joined.is_err() {
+            eprintln!("testkit: dropping the test schema panicked");
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! A loopback TCP proxy that can cut, refuse or slow the connection to a
+//! real dependency (PostgreSQL, Redis), to test outages without mocks.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Forward everything.
+    Pass,
+    /// Accept and immediately close new connections.
+    Refuse,
+    /// Forward, holding back each answer from upstream this long.
+    Delay(Duration),
+}
+
+struct State {
+    mode: Mode,
+    /// Cancelled to cut every live connection.
+    cut: CancellationToken,
+}
+
+pub struct TcpProxy {
+    pub addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    stop: CancellationToken,
+}
+
+impl TcpProxy {
+    /// Proxies 127.0.0.1:<random> to `upstream`.
+    pub async fn start(upstream: SocketAddr) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the proxy");
+        let addr = listener.local_addr().expect("proxy address");
+        let state = Arc::new(Mutex::new(State {
+            mode: Mode::Pass,
+            cut: CancellationToken::new(),
+        }));
+        let stop = CancellationToken::new();
+        tokio::spawn(accept_loop(listener, upstream, state.clone(), stop.clone()));
+        Self { addr, state, stop }
+    }
+
+    pub fn set_mode(&self, mode: Mode) {
+        lock(&self.state).mode = mode;
+    }
+
+    /// Closes every live connection (new ones follow the mode).
+    pub fn cut(&self) {
+        let mut s = lock(&self.state);
+        s.cut.cancel();
+        s.cut = CancellationToken::new();
+    }
+
+    /// Refuses new connections and cuts live ones: the dependency is "down".
+    pub fn go_down(&self) {
+        self.set_mode(Mode::Refuse);
+        self.cut();
+    }
+
+    pub fn come_back(&self) {
+        self.set_mode(Mode::Pass);
+    }
+}
+
+impl Drop for TcpProxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        lock(&self.state).cut.cancel();
+    }
+}
+
+fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    upstream: SocketAddr,
+    state: Arc<Mutex<State>>,
+    stop: CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => return,
+            a = listener.accept() => a,
+        };
+        let Ok((client, _)) = accepted else { continue };
+        let (mode, cut) = {
+            let s = lock(&state);
+            (s.mode, s.cut.clone())
+        };
+        if mode == Mode::Refuse {
+            drop(client);
+            continue;
+        }
+        let delay = match mode {
+            Mode::Delay(d) => d,
+            _ => Duration::ZERO,
+        };
+        tokio::spawn(async move {
+            let Ok(server) = TcpStream::connect(upstream).await else {
+                return;
+            };
+            tokio::select! {
+                () = cut.cancelled() => {}
+                () = pipe(client, server, delay) => {}
+            }
+        });
+    }
+}
+
+async fn pipe(client: TcpStream, server: TcpStream, delay: Duration) {
+    let (mut cr, mut cw) = client.into_split();
+    let (mut sr, mut sw) = server.into_split();
+    let up = async {
+        let _ = tokio::io::copy(&mut cr, &mut sw).await;
+        let _ = sw.shutdown().await;
+    };
+    let down = async {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match sr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            if cw.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+        let _ = cw.shutdown().await;
+    };
+    tokio::join!(up, down);
+}
