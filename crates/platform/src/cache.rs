@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::config::Secret;
 
@@ -43,7 +43,7 @@ struct Local {
 impl Local {
     fn sweep(&mut self) {
         self.ops += 1;
-        if self.ops % 1024 == 0 {
+        if self.ops.is_multiple_of(1024) {
             let now = Instant::now();
             self.entries.retain(|_, (_, exp)| *exp > now);
             self.counters.retain(|_, (_, exp)| *exp > now);
@@ -77,9 +77,15 @@ impl Cache {
     /// A Redis-backed cache; fails if Redis does not answer in `within`.
     pub async fn redis(url: &Secret, prefix: &str, within: Duration) -> Result<Self, CacheError> {
         let client = redis::Client::open(url.expose())?;
-        let manager = tokio::time::timeout(within, ConnectionManager::new(client))
-            .await
-            .map_err(|_| CacheError("Redis did not answer in time".to_owned()))??;
+        // Fail fast while Redis is away instead of holding requests.
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(Duration::from_secs(3)))
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_number_of_retries(2);
+        let manager =
+            tokio::time::timeout(within, ConnectionManager::new_with_config(client, config))
+                .await
+                .map_err(|_| CacheError("Redis did not answer in time".to_owned()))??;
         Ok(Self {
             backend: Backend::Redis(manager),
             prefix: prefix.to_owned(),

@@ -93,10 +93,8 @@ impl JwksVerifier {
     async fn key(&self, kid: &str) -> Result<(Algorithm, DecodingKey), JwtError> {
         {
             let cache = self.cache.read().await;
-            if is_fresh(&cache) {
-                if let Some(found) = cache.keys.get(kid) {
-                    return Ok(found.clone());
-                }
+            if let Some(found) = cache.keys.get(kid).filter(|_| is_fresh(&cache)) {
+                return Ok(found.clone());
             }
         }
         let _guard = self.fetching.lock().await;

@@ -35,11 +35,20 @@ impl Job for DeliverMail {
 
 /// Enqueues `mail` on `conn` (pass the transaction of the causing change).
 pub async fn enqueue<C: ConnectionTrait>(conn: &C, mail: Mail) -> Result<(), DbErr> {
+    enqueue_at(conn, mail, chrono::Utc::now()).await
+}
+
+/// Enqueues `mail` for delivery at `at`.
+pub async fn enqueue_at<C: ConnectionTrait>(
+    conn: &C,
+    mail: Mail,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<(), DbErr> {
     let job = DeliverMail {
         id: uuid::Uuid::new_v4().simple().to_string(),
         mail,
     };
-    jobs::enqueue(conn, &job).await
+    jobs::enqueue_at(conn, &job, at).await
 }
 
 /// Delivers outbox messages.

@@ -29,6 +29,7 @@ pub fn postgres_url() -> Option<String> {
 
 impl TestDb {
     pub async fn create(data_dir: &Path) -> Self {
+        crate::init();
         match postgres_url() {
             None => Self {
                 url: format!("sqlite://{}", data_dir.join("keel.db").display()),

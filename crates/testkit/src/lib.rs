@@ -7,9 +7,10 @@ mod app;
 pub mod db;
 pub mod jwks;
 mod mail;
+mod platform;
+pub mod process;
 pub mod proxy;
 pub mod smtp;
-mod platform;
 
 use std::future::Future;
 use std::sync::Once;

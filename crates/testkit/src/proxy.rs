@@ -15,7 +15,8 @@ pub enum Mode {
     Pass,
     /// Accept and immediately close new connections.
     Refuse,
-    /// Forward, holding back each answer from upstream this long.
+    /// Forward, holding back each answer from upstream this long (applies
+    /// to live connections too).
     Delay(Duration),
 }
 
@@ -100,23 +101,20 @@ async fn accept_loop(
             drop(client);
             continue;
         }
-        let delay = match mode {
-            Mode::Delay(d) => d,
-            _ => Duration::ZERO,
-        };
+        let state = state.clone();
         tokio::spawn(async move {
             let Ok(server) = TcpStream::connect(upstream).await else {
                 return;
             };
             tokio::select! {
                 () = cut.cancelled() => {}
-                () = pipe(client, server, delay) => {}
+                () = pipe(client, server, state) => {}
             }
         });
     }
 }
 
-async fn pipe(client: TcpStream, server: TcpStream, delay: Duration) {
+async fn pipe(client: TcpStream, server: TcpStream, state: Arc<Mutex<State>>) {
     let (mut cr, mut cw) = client.into_split();
     let (mut sr, mut sw) = server.into_split();
     let up = async {
@@ -130,7 +128,8 @@ async fn pipe(client: TcpStream, server: TcpStream, delay: Duration) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
-            if !delay.is_zero() {
+            let mode = lock(&state).mode;
+            if let Mode::Delay(delay) = mode {
                 tokio::time::sleep(delay).await;
             }
             if cw.write_all(&buf[..n]).await.is_err() {

@@ -92,7 +92,9 @@ async fn session(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()> {
             to.push(address(&line));
             b"250 OK\r\n"
         } else if upper.starts_with("DATA") {
-            write.write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n").await?;
+            write
+                .write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n")
+                .await?;
             let data = read_data(&mut lines).await?;
             let failing = inner
                 .fail_next

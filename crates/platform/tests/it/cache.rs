@@ -5,9 +5,13 @@ use keel_platform::config::Secret;
 
 async fn redis() -> Cache {
     let prefix = format!("keel-test:{}:", uuid::Uuid::new_v4().simple());
-    Cache::redis(&Secret::new(keel_testkit::redis_url()), &prefix, Duration::from_secs(5))
-        .await
-        .expect("the test Redis answers")
+    Cache::redis(
+        &Secret::new(keel_testkit::redis_url()),
+        &prefix,
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("the test Redis answers")
 }
 
 #[tokio::test]

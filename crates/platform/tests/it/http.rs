@@ -14,7 +14,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 fn render(e: PlatformError) -> Response {
-    (e.status(), Json(json!({"shape": "test", "error": e.message()}))).into_response()
+    (
+        e.status(),
+        Json(json!({"shape": "test", "error": e.message()})),
+    )
+        .into_response()
 }
 
 async fn echo(body: Result<Json<Value>, JsonRejection>) -> Response {
@@ -39,7 +43,10 @@ fn routes() -> OpenApiRouter {
             }),
         )
         .route("/echo", post(echo))
-        .route("/echo-big", post(echo).layer(DefaultBodyLimit::max(64 * 1024)))
+        .route(
+            "/echo-big",
+            post(echo).layer(DefaultBodyLimit::max(64 * 1024)),
+        )
         .route("/large", get(|| async { "x".repeat(20_000) }))
 }
 
@@ -70,7 +77,12 @@ async fn server_with(tp: TestPlatform, cfg: HttpConfig) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
-    let done = tokio::spawn(http::serve(listener, router, stop.clone(), cfg.shutdown_grace));
+    let done = tokio::spawn(http::serve(
+        listener,
+        router,
+        stop.clone(),
+        cfg.shutdown_grace,
+    ));
     Server {
         addr,
         stop,
@@ -80,7 +92,11 @@ async fn server_with(tp: TestPlatform, cfg: HttpConfig) -> Server {
 }
 
 async fn server() -> Server {
-    server_with(TestPlatform::start(&[]).await, http_config(Duration::from_secs(5))).await
+    server_with(
+        TestPlatform::start(&[]).await,
+        http_config(Duration::from_secs(5)),
+    )
+    .await
 }
 
 impl Server {
@@ -104,7 +120,11 @@ async fn an_unknown_path_answers_404_in_the_service_shape() {
 #[tokio::test]
 async fn a_wrong_method_answers_405_in_the_service_shape() {
     let s = server().await;
-    let resp = reqwest::Client::new().delete(s.url("/large")).send().await.unwrap();
+    let resp = reqwest::Client::new()
+        .delete(s.url("/large"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 405);
     assert_eq!(json_of(resp).await["shape"], "test");
 }
@@ -116,7 +136,10 @@ async fn a_panicking_handler_answers_500_in_the_service_shape_and_the_server_liv
     assert_eq!(resp.status(), 500);
     let body = json_of(resp).await;
     assert_eq!(body["shape"], "test");
-    assert!(!body.to_string().contains("boom"), "panic details must not leak");
+    assert!(
+        !body.to_string().contains("boom"),
+        "panic details must not leak"
+    );
     assert_eq!(reqwest::get(s.url("/healthz")).await.unwrap().status(), 200);
 }
 
@@ -136,7 +159,12 @@ async fn a_request_over_the_timeout_answers_408_in_the_service_shape() {
 async fn a_body_over_the_default_limit_answers_413() {
     let s = server().await;
     let big = json!({"data": "x".repeat(2000)});
-    let resp = reqwest::Client::new().post(s.url("/echo")).json(&big).send().await.unwrap();
+    let resp = reqwest::Client::new()
+        .post(s.url("/echo"))
+        .json(&big)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 413);
     assert_eq!(json_of(resp).await["shape"], "test");
 }
@@ -145,7 +173,12 @@ async fn a_body_over_the_default_limit_answers_413() {
 async fn a_route_may_raise_its_own_body_limit() {
     let s = server().await;
     let big = json!({"data": "x".repeat(2000)});
-    let resp = reqwest::Client::new().post(s.url("/echo-big")).json(&big).send().await.unwrap();
+    let resp = reqwest::Client::new()
+        .post(s.url("/echo-big"))
+        .json(&big)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(json_of(resp).await, big);
 }
@@ -228,7 +261,9 @@ async fn metrics_count_requests_by_service_route_and_status() {
         .expect("a recorder")
         .render();
     assert!(
-        text.contains(r#"keel_http_requests_total{service="test",method="GET",route="/healthz",status="200"}"#),
+        text.contains(
+            r#"keel_http_requests_total{service="test",method="GET",route="/healthz",status="200"}"#
+        ),
         "{text}"
     );
     assert!(text.contains("keel_http_request_duration_seconds_bucket"));
@@ -286,9 +321,18 @@ async fn readyz_is_503_while_redis_is_unreachable_and_recovers_by_itself() {
     assert_eq!(resp.status(), 503);
     let body = json_of(resp).await;
     assert_eq!(body["status"], "unavailable");
-    assert!(body["checks"]["redis"].as_str().unwrap().starts_with("unavailable"));
+    assert!(
+        body["checks"]["redis"]
+            .as_str()
+            .unwrap()
+            .starts_with("unavailable")
+    );
     assert_eq!(body["checks"]["database"], "ok");
-    assert_eq!(reqwest::get(s.url("/healthz")).await.unwrap().status(), 200, "liveness has no dependencies");
+    assert_eq!(
+        reqwest::get(s.url("/healthz")).await.unwrap().status(),
+        200,
+        "liveness has no dependencies"
+    );
 
     proxy.come_back();
     let back = keel_testkit::eventually_async(Duration::from_secs(10), || async {
@@ -307,7 +351,9 @@ async fn readyz_is_503_while_the_database_is_unreachable_and_recovers_by_itself(
     let upstream: SocketAddr = {
         let url = url::Url::parse(&pg).unwrap();
         let host = url.host_str().unwrap().replace("localhost", "127.0.0.1");
-        format!("{host}:{}", url.port().unwrap_or(5432)).parse().unwrap()
+        format!("{host}:{}", url.port().unwrap_or(5432))
+            .parse()
+            .unwrap()
     };
     let proxy = TcpProxy::start(upstream).await;
     // The schema is created through the direct URL, used through the proxy.
@@ -321,7 +367,12 @@ async fn readyz_is_503_while_the_database_is_unreachable_and_recovers_by_itself(
     let cfg = keel_platform::config::PlatformConfig::from_source(&source).unwrap();
     let platform = keel_platform::Platform::connect(cfg).await.unwrap();
     platform.migrate(&[]).await.unwrap();
-    let tp = TestPlatform { platform, source, db: _db, data_dir: _dir };
+    let tp = TestPlatform {
+        platform,
+        source,
+        db: _db,
+        data_dir: _dir,
+    };
     let s = server_with(tp, http_config(Duration::from_secs(30))).await;
     let ready = || async { reqwest::get(s.url("/readyz")).await.unwrap() };
     assert_eq!(ready().await.status(), 200);
@@ -329,7 +380,12 @@ async fn readyz_is_503_while_the_database_is_unreachable_and_recovers_by_itself(
     proxy.go_down();
     let resp = ready().await;
     assert_eq!(resp.status(), 503);
-    assert!(json_of(resp).await["checks"]["database"].as_str().unwrap().starts_with("unavailable"));
+    assert!(
+        json_of(resp).await["checks"]["database"]
+            .as_str()
+            .unwrap()
+            .starts_with("unavailable")
+    );
 
     proxy.come_back();
     let back = keel_testkit::eventually_async(Duration::from_secs(15), || async {

@@ -46,7 +46,10 @@ fn start(tp: &TestPlatform, registry: JobRegistry) -> CancellationToken {
 }
 
 async fn remaining(tp: &TestPlatform) -> u64 {
-    jobs::entity::Entity::find().count(&*tp.platform.db).await.unwrap()
+    jobs::entity::Entity::find()
+        .count(&*tp.platform.db)
+        .await
+        .unwrap()
 }
 
 fn count(runs: &Runs, n: u32) -> u32 {
@@ -57,9 +60,15 @@ fn count(runs: &Runs, n: u32) -> u32 {
 async fn an_enqueued_job_runs_once_and_is_removed() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 1 }).await.unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 1 })
+        .await
+        .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
-    eventually(Duration::from_secs(5), || (count(&runs, 1) == 1).then_some(())).await.expect("ran");
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 1) == 1).then_some(())
+    })
+    .await
+    .expect("ran");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(count(&runs, 1), 1);
     assert_eq!(remaining(&tp).await, 0);
@@ -79,20 +88,37 @@ async fn a_job_due_later_waits_for_its_time() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
     let at = Utc::now() + chrono::Duration::milliseconds(700);
-    jobs::enqueue_at(&*tp.platform.db, &Note { n: 1 }, at).await.unwrap();
+    jobs::enqueue_at(&*tp.platform.db, &Note { n: 1 }, at)
+        .await
+        .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(count(&runs, 1), 0);
-    eventually(Duration::from_secs(5), || (count(&runs, 1) == 1).then_some(())).await.expect("ran");
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 1) == 1).then_some(())
+    })
+    .await
+    .expect("ran");
 }
 
 #[tokio::test]
 async fn a_failing_job_is_retried_until_it_succeeds() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 7 }).await.unwrap();
-    let _stop = start(&tp, registry(&runs, |_, attempt| (attempt < 3).then(|| JobError::retry("not yet"))));
-    eventually(Duration::from_secs(5), || (count(&runs, 7) == 3).then_some(())).await.expect("three runs");
+    jobs::enqueue(&*tp.platform.db, &Note { n: 7 })
+        .await
+        .unwrap();
+    let _stop = start(
+        &tp,
+        registry(&runs, |_, attempt| {
+            (attempt < 3).then(|| JobError::retry("not yet"))
+        }),
+    );
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 7) == 3).then_some(())
+    })
+    .await
+    .expect("three runs");
     let left = keel_testkit::eventually_async(Duration::from_secs(3), || async {
         (remaining(&tp).await == 0).then_some(())
     })
@@ -104,11 +130,20 @@ async fn a_failing_job_is_retried_until_it_succeeds() {
 async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 2 }).await.unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 2 })
+        .await
+        .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| Some(JobError::retry("never"))));
-    eventually(Duration::from_secs(5), || (count(&runs, 2) == 3).then_some(())).await.expect("three runs");
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 2) == 3).then_some(())
+    })
+    .await
+    .expect("three runs");
     let failed = keel_testkit::eventually_async(Duration::from_secs(3), || async {
-        let all = jobs::entity::Entity::find().all(&*tp.platform.db).await.unwrap();
+        let all = jobs::entity::Entity::find()
+            .all(&*tp.platform.db)
+            .await
+            .unwrap();
         all.first().filter(|j| j.status == "failed").cloned()
     })
     .await
@@ -123,9 +158,18 @@ async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
 async fn a_permanent_failure_is_not_retried() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 3 }).await.unwrap();
-    let _stop = start(&tp, registry(&runs, |_, _| Some(JobError::fail("bad input"))));
-    eventually(Duration::from_secs(5), || (count(&runs, 3) == 1).then_some(())).await.expect("ran");
+    jobs::enqueue(&*tp.platform.db, &Note { n: 3 })
+        .await
+        .unwrap();
+    let _stop = start(
+        &tp,
+        registry(&runs, |_, _| Some(JobError::fail("bad input"))),
+    );
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 3) == 1).then_some(())
+    })
+    .await
+    .expect("ran");
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(count(&runs, 3), 1);
 }
@@ -134,8 +178,12 @@ async fn a_permanent_failure_is_not_retried() {
 async fn a_panicking_handler_is_retried_and_does_not_stop_the_worker() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 4 }).await.unwrap();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 5 }).await.unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 4 })
+        .await
+        .unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 5 })
+        .await
+        .unwrap();
     let mut r = JobRegistry::default();
     let counted = runs.clone();
     r.register(move |job: Note, ctx: JobContext| {
@@ -147,24 +195,36 @@ async fn a_panicking_handler_is_retried_and_does_not_stop_the_worker() {
         }
     });
     let _stop = start(&tp, r);
-    eventually(Duration::from_secs(5), || (count(&runs, 4) == 2 && count(&runs, 5) == 1).then_some(()))
-        .await
-        .expect("4 retried, 5 ran");
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 4) == 2 && count(&runs, 5) == 1).then_some(())
+    })
+    .await
+    .expect("4 retried, 5 ran");
 }
 
 #[tokio::test]
 async fn a_job_survives_a_restart_and_runs_once_on_the_next_worker() {
     let tp = TestPlatform::start(&[]).await;
-    jobs::enqueue(&*tp.platform.db, &Note { n: 9 }).await.unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 9 })
+        .await
+        .unwrap();
     // The first "process" goes away without running it.
     let first = tp.another().await;
     first.db.clone().close().await;
     let runs = Runs::default();
     let second = tp.another().await;
     let stop = CancellationToken::new();
-    let w = Worker::new(second.db.clone(), registry(&runs, |_, _| None), tp.config().jobs.clone());
+    let w = Worker::new(
+        second.db.clone(),
+        registry(&runs, |_, _| None),
+        tp.config().jobs.clone(),
+    );
     tokio::spawn(w.run(stop.clone(), Duration::from_secs(1)));
-    eventually(Duration::from_secs(5), || (count(&runs, 9) == 1).then_some(())).await.expect("ran");
+    eventually(Duration::from_secs(5), || {
+        (count(&runs, 9) == 1).then_some(())
+    })
+    .await
+    .expect("ran");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(count(&runs, 9), 1);
 }
@@ -172,7 +232,9 @@ async fn a_job_survives_a_restart_and_runs_once_on_the_next_worker() {
 #[tokio::test]
 async fn a_job_whose_worker_died_runs_again_when_its_lease_runs_out() {
     let tp = TestPlatform::start(&[("KEEL_JOB_LEASE_SECS", "1")]).await;
-    jobs::enqueue(&*tp.platform.db, &Note { n: 6 }).await.unwrap();
+    jobs::enqueue(&*tp.platform.db, &Note { n: 6 })
+        .await
+        .unwrap();
     let hung = Runs::default();
     let mut r = JobRegistry::default();
     let counted = hung.clone();
@@ -185,22 +247,36 @@ async fn a_job_whose_worker_died_runs_again_when_its_lease_runs_out() {
         }
     });
     let dying = start(&tp, r);
-    eventually(Duration::from_secs(5), || (count(&hung, 0) == 1).then_some(())).await.expect("claimed");
+    eventually(Duration::from_secs(5), || {
+        (count(&hung, 0) == 1).then_some(())
+    })
+    .await
+    .expect("claimed");
     // Kill the first worker without letting it release anything.
     dying.cancel();
     let runs = Runs::default();
     let _stop = start(&tp, registry(&runs, |_, _| None));
-    eventually(Duration::from_secs(6), || (count(&runs, 6) == 1).then_some(()))
-        .await
-        .expect("re-run after the lease");
+    eventually(Duration::from_secs(6), || {
+        (count(&runs, 6) == 1).then_some(())
+    })
+    .await
+    .expect("re-run after the lease");
 }
 
 #[tokio::test]
 async fn a_unique_job_is_enqueued_once() {
     let tp = TestPlatform::start(&[]).await;
     let now = Utc::now();
-    assert!(jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now).await.unwrap());
-    assert!(!jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now).await.unwrap());
+    assert!(
+        jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now)
+            .await
+            .unwrap()
+    );
     assert_eq!(remaining(&tp).await, 1);
 }
 
@@ -214,11 +290,21 @@ async fn two_workers_run_each_of_many_jobs_exactly_once() {
     let _a = start(&tp, registry(&runs, |_, _| None));
     let other = tp.another().await;
     let stop = CancellationToken::new();
-    let w = Worker::new(other.db.clone(), registry(&runs, |_, _| None), tp.config().jobs.clone());
+    let w = Worker::new(
+        other.db.clone(),
+        registry(&runs, |_, _| None),
+        tp.config().jobs.clone(),
+    );
     tokio::spawn(w.run(stop.clone(), Duration::from_secs(1)));
-    eventually(Duration::from_secs(15), || (runs.lock().unwrap().len() == 60).then_some(()))
-        .await
-        .expect("all ran");
+    eventually(Duration::from_secs(15), || {
+        (runs.lock().unwrap().len() == 60).then_some(())
+    })
+    .await
+    .expect("all ran");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(runs.lock().unwrap().values().all(|&c| c == 1), "{:?}", runs.lock().unwrap());
+    assert!(
+        runs.lock().unwrap().values().all(|&c| c == 1),
+        "{:?}",
+        runs.lock().unwrap()
+    );
 }

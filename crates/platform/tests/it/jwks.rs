@@ -55,7 +55,9 @@ fn validation() -> Validation {
 }
 
 async fn verify(v: &JwksVerifier, token: &str) -> Result<Claims, JwtError> {
-    v.verify::<Claims>(token, &validation()).await.map(|t| t.claims)
+    v.verify::<Claims>(token, &validation())
+        .await
+        .map(|t| t.claims)
 }
 
 #[tokio::test]
@@ -73,13 +75,24 @@ async fn a_valid_token_verifies_and_the_keys_are_cached() {
 async fn expired_wrong_issuer_and_wrong_audience_are_refused() {
     let jwks = FakeJwks::start().await;
     let v = verifier(&jwks, Duration::ZERO);
-    assert_eq!(verify(&v, &jwks.sign("k1", &claims(-10))).await.unwrap_err(), JwtError::Expired);
+    assert_eq!(
+        verify(&v, &jwks.sign("k1", &claims(-10)))
+            .await
+            .unwrap_err(),
+        JwtError::Expired
+    );
     let mut c = claims(60);
     c.iss = "https://evil.example".into();
-    assert!(matches!(verify(&v, &jwks.sign("k1", &c)).await, Err(JwtError::Invalid(_))));
+    assert!(matches!(
+        verify(&v, &jwks.sign("k1", &c)).await,
+        Err(JwtError::Invalid(_))
+    ));
     let mut c = claims(60);
     c.aud = "com.other.app".into();
-    assert!(matches!(verify(&v, &jwks.sign("k1", &c)).await, Err(JwtError::Invalid(_))));
+    assert!(matches!(
+        verify(&v, &jwks.sign("k1", &c)).await,
+        Err(JwtError::Invalid(_))
+    ));
 }
 
 #[tokio::test]
@@ -89,7 +102,10 @@ async fn alg_none_and_hs256_signed_with_the_public_key_are_refused() {
     let none = jwks.sign_none("k1", &claims(60));
     assert!(verify(&v, &none).await.is_err());
     let confused = jwks.sign_hs256_with_public_key("k1", &claims(60));
-    assert_eq!(verify(&v, &confused).await.unwrap_err(), JwtError::AlgorithmNotAllowed);
+    assert_eq!(
+        verify(&v, &confused).await.unwrap_err(),
+        JwtError::AlgorithmNotAllowed
+    );
     assert!(verify(&v, "not-a-jwt").await.is_err());
 }
 
@@ -102,7 +118,10 @@ async fn a_forged_signature_is_refused() {
     let (_, rest) = token.split_once('.').unwrap();
     let header = jwks.sign("k1", &claims(60));
     let forged = format!("{}.{rest}", header.split_once('.').unwrap().0);
-    assert!(matches!(verify(&v, &forged).await, Err(JwtError::Invalid(_))));
+    assert!(matches!(
+        verify(&v, &forged).await,
+        Err(JwtError::Invalid(_))
+    ));
 }
 
 #[tokio::test]
@@ -114,7 +133,10 @@ async fn an_unknown_kid_triggers_a_refetch_that_finds_a_rotated_key() {
     verify(&v, &jwks.sign("k2", &claims(60))).await.unwrap();
     assert_eq!(jwks.fetches(), 2);
     // A key that is published nowhere stays unknown.
-    assert_eq!(verify(&v, &jwks.sign("k3", &claims(60))).await.unwrap_err(), JwtError::UnknownKid);
+    assert_eq!(
+        verify(&v, &jwks.sign("k3", &claims(60))).await.unwrap_err(),
+        JwtError::UnknownKid
+    );
 }
 
 #[tokio::test]
@@ -123,7 +145,10 @@ async fn refetches_for_unknown_kids_are_rate_limited() {
     let v = verifier(&jwks, Duration::from_secs(60));
     verify(&v, &jwks.sign("k1", &claims(60))).await.unwrap();
     for _ in 0..5 {
-        assert_eq!(verify(&v, &jwks.sign("k3", &claims(60))).await.unwrap_err(), JwtError::UnknownKid);
+        assert_eq!(
+            verify(&v, &jwks.sign("k3", &claims(60))).await.unwrap_err(),
+            JwtError::UnknownKid
+        );
     }
     assert_eq!(jwks.fetches(), 1, "no refetch inside the cooldown");
 }

@@ -15,11 +15,13 @@ async fn scripted(script: &'static [u16]) -> (String, Arc<AtomicUsize>) {
     let app = Router::new()
         .route(
             "/",
-            get(|State((hits, script)): State<(Arc<AtomicUsize>, &'static [u16])>| async move {
-                let i = hits.fetch_add(1, Ordering::SeqCst);
-                let code = script.get(i).copied().unwrap_or(200);
-                (StatusCode::from_u16(code).unwrap(), format!("answer {i}"))
-            }),
+            get(
+                |State((hits, script)): State<(Arc<AtomicUsize>, &'static [u16])>| async move {
+                    let i = hits.fetch_add(1, Ordering::SeqCst);
+                    let code = script.get(i).copied().unwrap_or(200);
+                    (StatusCode::from_u16(code).unwrap(), format!("answer {i}"))
+                },
+            ),
         )
         .with_state((hits.clone(), script));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -73,7 +75,13 @@ async fn a_refused_connection_is_retried_then_reported() {
     drop(listener);
     let c = client(2);
     let started = std::time::Instant::now();
-    let err = c.send_idempotent(|| c.client().get(&url)).await.unwrap_err();
+    let err = c
+        .send_idempotent(|| c.client().get(&url))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("request failed"), "{err}");
-    assert!(started.elapsed() >= Duration::from_millis(200), "it backed off before giving up");
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "it backed off before giving up"
+    );
 }

@@ -1,0 +1,92 @@
+# Helpers for bench/run and its scenarios.
+
+BENCH_PORT_BASE="${BENCH_PORT_BASE:-18080}"
+KEEL_PID=""
+BENCH_DIR=""
+
+bench_ensure_wrk() {
+  command -v wrk >/dev/null && return 0
+  echo "wrk is missing; installing it (apt-get)" >&2
+  (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null || keel_fail "could not install wrk"
+}
+
+bench_url() { # service path
+  case "$1" in
+    accounts) echo "http://127.0.0.1:$((BENCH_PORT_BASE + 1))$2" ;;
+    usage-alerts) echo "http://127.0.0.1:$((BENCH_PORT_BASE + 2))$2" ;;
+    channel-web) echo "http://127.0.0.1:$((BENCH_PORT_BASE + 3))$2" ;;
+    channel-api) echo "http://127.0.0.1:$((BENCH_PORT_BASE + 4))$2" ;;
+    svc) echo "http://127.0.0.1:$((BENCH_PORT_BASE + 5))$2" ;;
+  esac
+}
+
+bench_start_keel() { # backend
+  BENCH_DIR=$(mktemp -d)
+  local db_env=()
+  if [ "$1" = postgres ]; then
+    local name="keel_bench_$$"
+    psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
+    BENCH_PG_DB="$name"
+    db_env=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$name" KEEL_DB_MAX_CONNECTIONS=32)
+  fi
+  env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
+    KEEL_DATA_DIR="$BENCH_DIR" \
+    KEEL_ACCOUNTS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 1))" \
+    KEEL_USAGE_ALERTS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 2))" \
+    KEEL_CHANNEL_WEB_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 3))" \
+    KEEL_CHANNEL_API_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 4))" \
+    KEEL_SVC_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 5))" \
+    KEEL_METRICS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 9))" \
+    "${db_env[@]}" ${BENCH_KEEL_ENV:-} \
+    "$KEEL_BIN" serve >"$BENCH_DIR/stdout" 2>"$BENCH_DIR/stderr" &
+  KEEL_PID=$!
+  for _ in $(seq 1 100); do
+    curl -fs "$(bench_url accounts /healthz)" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  cat "$BENCH_DIR/stderr" >&2
+  keel_fail "keel did not start"
+}
+
+bench_stop_keel() {
+  kill -TERM "$KEEL_PID" 2>/dev/null || true
+  wait "$KEEL_PID" 2>/dev/null || true
+  if [ -n "${BENCH_PG_DB:-}" ]; then
+    psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $BENCH_PG_DB" >/dev/null || true
+    BENCH_PG_DB=""
+  fi
+  rm -rf "$BENCH_DIR"
+}
+
+# Resets the process's peak RSS so each scenario reports its own.
+bench_reset_peak() { echo 5 > "/proc/$KEEL_PID/clear_refs" 2>/dev/null || true; }
+bench_peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$KEEL_PID/status"; }
+
+# bench_wrk NAME URL [LUA] -> "req/s p50 p99" ; prints wrk's report on stderr
+bench_wrk() {
+  local url="$2" script_args=()
+  [ -n "${3:-}" ] && script_args=(-s "$3")
+  local report
+  report=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency "${script_args[@]}" "$url")
+  echo "$report" >&2
+  local errors
+  errors=$(echo "$report" | awk '/Non-2xx or 3xx responses/ {print $NF}')
+  [ -n "$errors" ] && echo "warning: $errors non-2xx responses in $1" >&2
+  echo "$report" | awk '
+    /Requests\/sec/ {rps=$2}
+    $1=="50%" {p50=$2}
+    $1=="99%" {p99=$2}
+    END {printf "%.0f %s %s", rps, p50, p99}'
+}
+
+# bench_row BACKEND NAME FLOOR "rps p50 p99"
+bench_row() {
+  local rps p50 p99 ratio
+  read -r rps p50 p99 <<<"$4"
+  if [ -n "$3" ] && [ "$3" != 0 ]; then
+    ratio=$(awk -v a="$rps" -v b="$3" 'BEGIN {printf "%.0f%%", 100*a/b}')
+  else
+    ratio="(floor)"
+  fi
+  echo "| $1 | $2 | $rps | $p50 | $p99 | $ratio | $(bench_peak_rss) |"
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the keel binary and its launch function: real
+//! processes, real HTTP, SQLite or PostgreSQL (`KEEL_TEST_DATABASE_URL`).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod cli;
+mod process;
+mod services;
+
+pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

@@ -1,0 +1,129 @@
+//! Every service listener, in-process: health, OpenAPI and its error shape.
+
+use keel_testkit::{ServiceName, TestApp};
+use serde_json::Value;
+
+#[tokio::test]
+async fn every_service_answers_healthz_readyz_and_openapi() {
+    let app = TestApp::spawn().await;
+    for s in ServiceName::ALL {
+        let health = app.http.get(app.root(s, "/healthz")).send().await.unwrap();
+        assert_eq!(health.status(), 200, "{s} /healthz");
+        let ready = app.http.get(app.root(s, "/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200, "{s} /readyz");
+        let doc: Value = app
+            .http
+            .get(app.root(s, "/openapi.json"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(doc["info"]["title"], format!("keel {s}"));
+        assert!(
+            doc["paths"]["/healthz"].is_object(),
+            "{s} documents /healthz"
+        );
+    }
+}
+
+async fn not_found(app: &TestApp, s: ServiceName) -> (u16, String, String) {
+    let resp = app
+        .http
+        .get(app.root(s, "/no/such/path"))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let ctype = resp.headers()["content-type"].to_str().unwrap().to_owned();
+    (status, ctype, resp.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn each_service_answers_an_unknown_path_in_its_own_error_shape() {
+    let app = TestApp::spawn().await;
+
+    let (status, _, body) = not_found(&app, ServiceName::Accounts).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 404);
+    assert_eq!(v["code"], "NOT_FOUND");
+    assert!(v["message"].is_string());
+
+    let (status, _, body) = not_found(&app, ServiceName::UsageAlerts).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 404);
+    assert!(v["error"].is_string());
+    assert_eq!(v.as_object().unwrap().len(), 1);
+
+    let (status, _, body) = not_found(&app, ServiceName::Svc).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 404);
+    assert_eq!(v["code"], "rest_no_route");
+    assert_eq!(v["data"]["status"], 404);
+
+    let (status, _, body) = not_found(&app, ServiceName::ChannelApi).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 404);
+    assert_eq!(v["error"]["code"], -32004);
+    assert_eq!(v["error"]["data"]["code"], "NOT_FOUND");
+    assert_eq!(v["error"]["data"]["httpStatus"], 404);
+
+    let (status, ctype, body) = not_found(&app, ServiceName::ChannelWeb).await;
+    assert_eq!(status, 404);
+    assert!(ctype.starts_with("text/html"));
+    assert!(body.contains("404"));
+}
+
+#[tokio::test]
+async fn metrics_are_served_on_their_own_listener_not_with_the_apis() {
+    let app = TestApp::spawn().await;
+    app.http
+        .get(app.root(ServiceName::Accounts, "/healthz"))
+        .send()
+        .await
+        .unwrap();
+    let text = app
+        .http
+        .get(app.metrics_url())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains(r#"service="accounts""#), "{text}");
+    let on_api = app
+        .http
+        .get(app.root(ServiceName::Accounts, "/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(on_api.status(), 404);
+}
+
+#[tokio::test]
+async fn the_svc_namespace_follows_the_configured_rest_root() {
+    let app = TestApp::builder()
+        .service(ServiceName::Svc)
+        .env("KEEL_SVC_REST_ROOT", "/wp-json")
+        .spawn()
+        .await;
+    assert!(app.url(ServiceName::Svc, "").ends_with("/wp-json/svc/v1"));
+}
+
+#[tokio::test]
+async fn a_restart_on_the_same_database_finds_nothing_to_migrate() {
+    let mut app = TestApp::builder()
+        .service(ServiceName::Accounts)
+        .spawn()
+        .await;
+    app.restart().await;
+    let ready = app
+        .http
+        .get(app.root(ServiceName::Accounts, "/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 200);
+}

@@ -1,0 +1,38 @@
+# Sourced by scripts/test, .ci/run and bench/run: makes sure the local
+# PostgreSQL (127.0.0.1:5432, user postgres) and Redis (127.0.0.1:6379) are up,
+# starting them if they are down, and fails loudly if they cannot be.
+
+keel_fail() { echo "error: $*" >&2; exit 1; }
+
+keel_ensure_postgres() {
+  if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then return 0; fi
+  echo "PostgreSQL is down; starting it" >&2
+  command -v pg_ctlcluster >/dev/null || keel_fail "PostgreSQL is not installed (pg_ctlcluster missing)"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start \
+    || keel_fail "could not start PostgreSQL"
+  for _ in $(seq 1 30); do
+    pg_isready -q -h 127.0.0.1 -p 5432 && return 0
+    sleep 1
+  done
+  keel_fail "PostgreSQL did not come up on 127.0.0.1:5432"
+}
+
+keel_ensure_redis() {
+  if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then return 0; fi
+  echo "Redis is down; starting it" >&2
+  command -v redis-server >/dev/null || keel_fail "Redis is not installed (redis-server missing)"
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log || keel_fail "could not start Redis"
+  for _ in $(seq 1 30); do
+    redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  keel_fail "Redis did not come up on 127.0.0.1:6379"
+}
+
+keel_ensure_nextest() {
+  command -v cargo-nextest >/dev/null && return 0
+  echo "cargo-nextest is missing; installing it" >&2
+  cargo install --locked cargo-nextest || keel_fail "could not install cargo-nextest"
+}
