@@ -1,7 +1,7 @@
 //! The accounts error: `{code, message}` with an UPPER_SNAKE code.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use keel_platform::http::PlatformError;
 use keel_platform::sea_orm::DbErr;
@@ -14,6 +14,8 @@ pub enum Error {
         status: StatusCode,
         code: &'static str,
         message: String,
+        /// Seconds, sent as `Retry-After` (429).
+        retry_after: Option<u64>,
     },
     /// Logged in full, answered as a bare 500.
     #[error("internal error: {0}")]
@@ -26,7 +28,58 @@ impl Error {
             status,
             code,
             message: message.into(),
+            retry_after: None,
         }
+    }
+
+    /// 400 `VALIDATION_ERROR`; the message names the field.
+    pub fn validation(field: &str, problem: &str) -> Self {
+        Self::api(
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_ERROR",
+            format!("{field} {problem}"),
+        )
+    }
+
+    pub fn required(field: &str) -> Self {
+        Self::validation(field, "is required")
+    }
+
+    pub fn invalid_id(field: &str) -> Self {
+        Self::api(
+            StatusCode::BAD_REQUEST,
+            "INVALID_ID",
+            format!("{field} must be a 24-character hexadecimal id"),
+        )
+    }
+
+    pub fn unauthorized(message: &str) -> Self {
+        Self::api(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", message)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::api(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            format!("{what} not found"),
+        )
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::CONFLICT, code, message)
+    }
+
+    pub fn too_many(code: &'static str, message: &str, retry_after_secs: u64) -> Self {
+        Self::Api {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            code,
+            message: message.to_owned(),
+            retry_after: Some(retry_after_secs.max(1)),
+        }
+    }
+
+    pub fn internal(e: impl std::fmt::Display) -> Self {
+        Self::Internal(e.to_string())
     }
 }
 
@@ -60,18 +113,20 @@ impl From<DbErr> for Error {
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        let (status, code, message) = match self {
+        let (status, code, message, retry_after) = match self {
             Self::Api {
                 status,
                 code,
                 message,
-            } => (status, code, message),
+                retry_after,
+            } => (status, code, message, retry_after),
             Self::Internal(detail) => {
                 tracing::error!(error = %detail, "internal error");
                 (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "INTERNAL_ERROR",
                     "Internal server error".to_owned(),
+                    None,
                 )
             }
         };
@@ -79,7 +134,12 @@ impl IntoResponse for Error {
             code: code.to_owned(),
             message,
         };
-        (status, Json(body)).into_response()
+        let mut resp = (status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp
     }
 }
 

@@ -1,41 +1,76 @@
-//! accounts: account self-service and goals (seed 000).
+//! accounts: account self-service and goals (seed 000), with the login flow
+//! that issues its tokens. See docs/accounts.md.
 
+pub mod auth;
+pub mod config;
+pub mod domain;
+pub mod entity;
 pub mod error;
+pub mod id;
+pub mod input;
+mod routes;
+mod schema;
+pub mod state;
+pub mod views;
 
-use keel_platform::Platform;
-use keel_platform::config::{ConfigError, Source};
 use keel_platform::http::ServiceApp;
 use keel_platform::jobs::JobRegistry;
-use keel_platform::migrate::MigrationSet;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
+use keel_platform::{Platform, StartError};
+
+pub use config::Config;
+pub use schema::MIGRATIONS;
+
+use crate::auth::geo::GeoDb;
+use crate::auth::tokens::TokenKeys;
+use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "accounts";
 
-pub static MIGRATIONS: MigrationSet = MigrationSet {
-    component: "accounts",
-    migrations: &[],
-};
-
-/// The service's own configuration.
-#[derive(Debug, Clone)]
-pub struct Config {}
-
-impl Config {
-    pub fn from_source(_src: &Source) -> Result<Self, ConfigError> {
-        Ok(Self {})
-    }
-}
-
 /// Builds the service.
 pub fn app(
-    _platform: &Platform,
-    _cfg: Config,
+    platform: &Platform,
+    cfg: Config,
     _jobs: &mut JobRegistry,
-) -> Result<ServiceApp, keel_platform::StartError> {
+) -> Result<ServiceApp, StartError> {
+    let tokens = TokenKeys::load(&cfg, &platform.config.data_dir)?;
+    let geo = match &cfg.geoip_csv {
+        Some(path) => GeoDb::load(path)?,
+        None => GeoDb::empty(),
+    };
+    let dummy_hash = dummy_hash()?;
+    let base_path = cfg.path_prefix.clone();
+    let state = AppState::new(Inner {
+        platform: platform.clone(),
+        secrets: platform.secrets.clone(),
+        cfg,
+        tokens,
+        geo,
+        dummy_hash,
+    });
+    let routes = routes::router(state);
+    let routes = if base_path.is_empty() {
+        routes
+    } else {
+        OpenApiRouter::new().nest(&base_path, routes)
+    };
     Ok(ServiceApp {
         name: NAME,
-        base_path: String::new(),
-        routes: OpenApiRouter::new(),
+        base_path,
+        routes,
         render: error::render,
     })
+}
+
+/// A hash of a random password, for logins that name no user.
+fn dummy_hash() -> Result<String, StartError> {
+    use argon2::PasswordHasher;
+    use argon2::password_hash::SaltString;
+    use argon2::password_hash::rand_core::OsRng;
+    let salt = SaltString::generate(&mut OsRng);
+    let password = keel_platform::crypto::random_token(16);
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| StartError::Other(e.to_string()))
 }

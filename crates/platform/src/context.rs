@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::cache::Cache;
 use crate::config::{ConfigError, PlatformConfig};
+use crate::crypto::SecretBox;
 use crate::db::Db;
 use crate::http::Readiness;
 use crate::mail::Mailer;
@@ -40,12 +41,15 @@ pub struct Platform {
     pub cache: Cache,
     pub http: HttpClient,
     pub mailer: Mailer,
+    /// Seals secrets stored in the database (`KEEL_SECRET_KEY`).
+    pub secrets: SecretBox,
 }
 
 impl Platform {
     /// Opens the database and (when configured) Redis, builds the clients.
     pub async fn connect(config: PlatformConfig) -> Result<Self, StartError> {
         config.ensure_data_dir()?;
+        let secrets = SecretBox::from_config(&config)?;
         let db = Db::connect(&config.database)
             .await
             .map_err(StartError::Database)?;
@@ -64,6 +68,7 @@ impl Platform {
             cache,
             http,
             mailer,
+            secrets,
         })
     }
 

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod crypto;
 pub mod db;
 pub mod http;
 pub mod jobs;

@@ -138,6 +138,8 @@ pub struct PlatformConfig {
     pub outbound: OutboundConfig,
     pub redis_url: Option<Secret>,
     pub redis_prefix: String,
+    /// Seals secrets at rest; generated under the data directory if unset.
+    pub secret_key: Option<Secret>,
     pub metrics_addr: SocketAddr,
     pub log_format: LogFormat,
 }
@@ -186,6 +188,7 @@ impl PlatformConfig {
             },
             redis_url: redis_url(src)?,
             redis_prefix: src.string_or("KEEL_REDIS_PREFIX", "keel:"),
+            secret_key: src.secret("KEEL_SECRET_KEY"),
             metrics_addr: addr(src, "KEEL_METRICS_ADDR", "127.0.0.1:9100")?,
             log_format: log_format(src)?,
             data_dir,

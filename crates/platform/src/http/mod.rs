@@ -102,3 +102,56 @@ pub async fn serve(
         }
     }
 }
+
+/// The client's address: the peer's, unless the peer is a trusted proxy, in
+/// which case the right-most `X-Forwarded-For` entry that is not itself a
+/// trusted proxy.
+pub fn client_ip(
+    peer: std::net::IpAddr,
+    headers: &http::HeaderMap,
+    trusted: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let chain: Vec<std::net::IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|s| s.split(','))
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
+    chain
+        .iter()
+        .rev()
+        .find(|ip| !trusted.contains(ip))
+        .or(chain.first())
+        .copied()
+        .unwrap_or(peer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_ip;
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap_or(IpAddr::from([0, 0, 0, 0]))
+    }
+
+    #[test]
+    fn forwarded_for_is_believed_only_from_a_trusted_proxy() {
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            http::HeaderValue::from_static("1.1.1.1, 10.0.0.2"),
+        );
+        let trusted = [ip("10.0.0.1"), ip("10.0.0.2")];
+        assert_eq!(client_ip(ip("9.9.9.9"), &h, &trusted), ip("9.9.9.9"));
+        assert_eq!(client_ip(ip("10.0.0.1"), &h, &trusted), ip("1.1.1.1"));
+        assert_eq!(
+            client_ip(ip("10.0.0.1"), &http::HeaderMap::new(), &trusted),
+            ip("10.0.0.1")
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! Identity: tokens, passwords, two-factor codes, devices and locations,
+//! and the extractor that authenticates a request.
+
+pub mod device;
+pub mod extract;
+pub mod geo;
+pub mod password;
+pub mod tokens;
+pub mod totp;

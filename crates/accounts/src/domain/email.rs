@@ -1,0 +1,173 @@
+//! Changing the email address: a token mailed to the new address confirms
+//! it; the old address is told once it is done.
+
+use axum::http::StatusCode;
+use chrono::Utc;
+use keel_platform::crypto;
+use keel_platform::mail::{self, Mail};
+use keel_platform::sea_orm::sea_query::{Expr, OnConflict};
+use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+
+use super::fields::Email;
+use super::users;
+use crate::entity::{email_change, user};
+use crate::error::Error;
+use crate::state::AppState;
+
+pub const TOKEN_TTL_HOURS: i64 = 24;
+
+/// Starts (or restarts) a change to `new_email` and mails the token.
+pub async fn start(state: &AppState, u: &user::Model, new_email: &Email) -> Result<(), Error> {
+    if new_email.key() == u.email_key {
+        return Err(Error::validation(
+            "email",
+            "is already the address of this account",
+        ));
+    }
+    let db = state.db();
+    if users::email_taken(&**db, &new_email.key(), Some(&u.id)).await? {
+        return Err(users::email_taken_error());
+    }
+    let existing = pending(&**db, &u.id).await?;
+    throttle(state, existing.as_ref())?;
+    let txn = db.begin_write().await?;
+    issue(&txn, state, u, new_email.as_str()).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Mails a new token for the pending change; the old token stops working.
+pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
+    let db = state.db();
+    let existing = pending(&**db, &u.id)
+        .await?
+        .ok_or_else(|| Error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
+    throttle(state, Some(&existing))?;
+    let txn = db.begin_write().await?;
+    issue(&txn, state, u, &existing.new_email).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+async fn pending<C: ConnectionTrait>(
+    conn: &C,
+    user_id: &str,
+) -> Result<Option<email_change::Model>, Error> {
+    Ok(email_change::Entity::find_by_id(user_id).one(conn).await?)
+}
+
+/// One confirmation mail per interval per user.
+fn throttle(state: &AppState, existing: Option<&email_change::Model>) -> Result<(), Error> {
+    let Some(e) = existing else { return Ok(()) };
+    let interval = chrono::Duration::from_std(state.cfg.email_resend_interval).unwrap_or_default();
+    let next = e.sent_at + interval;
+    let now = Utc::now();
+    if next > now {
+        let wait = u64::try_from((next - now).num_seconds().max(1)).unwrap_or(1);
+        return Err(Error::too_many(
+            "TOO_MANY_REQUESTS",
+            "A confirmation was sent moments ago; wait before asking again",
+            wait,
+        ));
+    }
+    Ok(())
+}
+
+async fn issue<C: ConnectionTrait>(
+    conn: &C,
+    state: &AppState,
+    u: &user::Model,
+    to: &str,
+) -> Result<(), Error> {
+    let token = crypto::random_token(32);
+    let now = Utc::now();
+    let row = email_change::ActiveModel {
+        user_id: Set(u.id.clone()),
+        new_email: Set(to.to_owned()),
+        token_hash: Set(crypto::sha256_hex(token.as_bytes())),
+        expires_at: Set(now + chrono::Duration::hours(TOKEN_TTL_HOURS)),
+        sent_at: Set(now),
+    };
+    email_change::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(email_change::Column::UserId)
+                .update_columns([
+                    email_change::Column::NewEmail,
+                    email_change::Column::TokenHash,
+                    email_change::Column::ExpiresAt,
+                    email_change::Column::SentAt,
+                ])
+                .to_owned(),
+        )
+        .exec_without_returning(conn)
+        .await?;
+    let link = state
+        .cfg
+        .email_change_link
+        .as_ref()
+        .map(|base| format!("\nOr open {base}{token}\n"))
+        .unwrap_or_default();
+    mail::enqueue(
+        conn,
+        Mail {
+            to: to.to_owned(),
+            subject: "Confirm your new email address".to_owned(),
+            text: format!(
+                "Hello {name},\n\nConfirm {to} as the new address of your account with this token (valid {TOKEN_TTL_HOURS} hours):\n\n{token}\n{link}",
+                name = u.username,
+            ),
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Applies the pending change the token belongs to.
+pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<String, Error> {
+    let invalid = || {
+        Error::api(
+            StatusCode::BAD_REQUEST,
+            "INVALID_TOKEN",
+            "The token is unknown or has expired",
+        )
+    };
+    let db = state.db();
+    let hash = crypto::sha256_hex(token.as_bytes());
+    let change = email_change::Entity::find_by_id(u.id.as_str())
+        .one(&**db)
+        .await?
+        .filter(|c| crypto::constant_time_eq(c.token_hash.as_bytes(), hash.as_bytes()))
+        .filter(|c| c.expires_at > Utc::now())
+        .ok_or_else(invalid)?;
+    let new_email = Email::parse("email", &change.new_email)?;
+    if users::email_taken(&**db, &new_email.key(), Some(&u.id)).await? {
+        return Err(users::email_taken_error());
+    }
+    let txn = db.begin_write().await?;
+    users::update(&u.id)
+        .col_expr(user::Column::Email, Expr::value(new_email.as_str()))
+        .col_expr(user::Column::EmailKey, Expr::value(new_email.key()))
+        .col_expr(user::Column::EmailVerified, Expr::value(true))
+        .exec(&txn)
+        .await?;
+    email_change::Entity::delete_many()
+        .filter(email_change::Column::UserId.eq(u.id.as_str()))
+        .exec(&txn)
+        .await?;
+    mail::enqueue(
+        &txn,
+        Mail {
+            to: u.email.clone(),
+            subject: "Your email address was changed".to_owned(),
+            text: format!(
+                "Hello {name},\n\nThe email address of your account was changed from {old} to {new}.\nIf you did not do this, secure your account now.\n",
+                name = u.username,
+                old = u.email,
+                new = new_email.as_str(),
+            ),
+        },
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(new_email.as_str().to_owned())
+}

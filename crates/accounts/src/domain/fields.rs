@@ -1,0 +1,166 @@
+//! Input values parsed at the edge: a value of these types is valid.
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::error::Error;
+
+/// 3–30 characters of `a-z A-Z 0-9 _ . -`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Username(String);
+
+impl Username {
+    pub fn parse(raw: &str) -> Result<Self, Error> {
+        let ok_len = (3..=30).contains(&raw.chars().count());
+        let ok_chars = raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        if ok_len && ok_chars {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(Error::validation(
+                "username",
+                "must be 3 to 30 characters of a-z, A-Z, 0-9, _ . -",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Case-insensitive identity (and the slug).
+    pub fn key(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+}
+
+/// A syntactically valid address of at most 254 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(field: &str, raw: &str) -> Result<Self, Error> {
+        let trimmed = raw.trim();
+        if trimmed.len() <= 254
+            && email_address::EmailAddress::is_valid(trimmed)
+            && trimmed.contains('.')
+        {
+            Ok(Self(trimmed.to_owned()))
+        } else {
+            Err(Error::validation(field, "must be a valid email address"))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn key(&self) -> String {
+        self.0.to_lowercase()
+    }
+}
+
+/// 8–128 characters.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    pub fn parse(field: &str, raw: String) -> Result<Self, Error> {
+        if (8..=128).contains(&raw.chars().count()) {
+            Ok(Self(raw))
+        } else {
+            Err(Error::validation(field, "must be 8 to 128 characters"))
+        }
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// A goal title: trimmed, 1–200 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Title(String);
+
+impl Title {
+    pub fn parse(raw: &str) -> Result<Self, Error> {
+        let t = raw.trim();
+        if (1..=200).contains(&t.chars().count()) {
+            Ok(Self(t.to_owned()))
+        } else {
+            Err(Error::validation("title", "must be 1 to 200 characters"))
+        }
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
+/// midnight UTC of that day.
+pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Error> {
+    let invalid = || Error::validation("completeBy", "must be a real date written MM/DD/YYYY");
+    let parts: Vec<&str> = raw.trim().split('/').collect();
+    let [m, d, y] = parts.as_slice() else {
+        return Err(invalid());
+    };
+    let num = |s: &str, len: std::ops::RangeInclusive<usize>| {
+        (len.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u32>().ok())
+            .flatten()
+    };
+    let (Some(m), Some(d), Some(y)) = (num(m, 1..=2), num(d, 1..=2), num(y, 4..=4)) else {
+        return Err(invalid());
+    };
+    let year = i32::try_from(y).map_err(|_| invalid())?;
+    NaiveDate::from_ymd_opt(year, m, d)
+        .and_then(|date| date.and_hms_opt(0, 0, 0))
+        .map(|dt| dt.and_utc())
+        .ok_or_else(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames_follow_the_rules() {
+        assert!(Username::parse("ada.l_b-1").is_ok());
+        assert!(Username::parse("ab").is_err());
+        assert!(Username::parse(&"a".repeat(31)).is_err());
+        assert!(Username::parse("ada lovelace").is_err());
+        assert!(Username::parse("adä").is_err());
+    }
+
+    #[test]
+    fn emails_are_checked() {
+        assert!(Email::parse("email", " ada@example.com ").is_ok());
+        assert!(Email::parse("email", "ada@").is_err());
+        assert!(Email::parse("email", "ada").is_err());
+        assert!(Email::parse("email", "ada@localhost").is_err());
+    }
+
+    #[test]
+    fn complete_by_must_be_a_real_date() {
+        assert_eq!(
+            parse_complete_by("12/31/2026").map(|d| d.to_rfc3339()).ok(),
+            Some("2026-12-31T00:00:00+00:00".to_owned())
+        );
+        assert!(parse_complete_by("1/5/2027").is_ok());
+        assert!(parse_complete_by("02/30/2026").is_err());
+        assert!(parse_complete_by("2026-12-31").is_err());
+        assert!(parse_complete_by("13/01/2026").is_err());
+        assert!(parse_complete_by("12/31/26").is_err());
+    }
+
+    #[test]
+    fn titles_are_trimmed_and_bounded() {
+        assert_eq!(
+            Title::parse("  run  ").map(Title::into_inner).ok(),
+            Some("run".to_owned())
+        );
+        assert!(Title::parse("   ").is_err());
+        assert!(Title::parse(&"x".repeat(201)).is_err());
+    }
+}

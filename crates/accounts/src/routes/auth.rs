@@ -1,0 +1,146 @@
+//! `/auth/*`: getting and ending tokens (not in the seed; see docs/accounts.md).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::extract::{Authed, Client};
+use crate::domain::fields::{Email, Password, Username};
+use crate::domain::{auth, sessions};
+use crate::error::{Error, ErrorBody};
+use crate::input::{Input, lenient_string, required};
+use crate::state::AppState;
+use crate::views::{self, CodeMessage};
+
+#[derive(Deserialize, ToSchema)]
+pub struct RegisterBody {
+    username: Option<String>,
+    email: Option<String>,
+    password: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthResponse {
+    user: views::User,
+    /// Short-lived JWT for `Authorization: Bearer`.
+    access_token: String,
+    /// Long-lived; exchange at POST /auth/refresh (each use spends it).
+    refresh_token: String,
+}
+
+fn tokens(user: &crate::entity::user::Model, pair: sessions::TokenPair) -> Json<AuthResponse> {
+    Json(AuthResponse {
+        user: user.into(),
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+    })
+}
+
+/// Create an account; a verification mail goes to its address.
+#[utoipa::path(post, path = "/auth/register", tag = "auth",
+    request_body(content((RegisterBody = "application/x-www-form-urlencoded"), (RegisterBody = "application/json"))),
+    responses(
+        (status = 200, description = "Registered and logged in", body = AuthResponse),
+        (status = 400, description = "A field is missing or invalid (VALIDATION_ERROR)", body = ErrorBody),
+        (status = 409, description = "USERNAME_TAKEN or EMAIL_TAKEN", body = ErrorBody),
+    ))]
+pub async fn register(
+    State(state): State<AppState>,
+    client: Client,
+    Input(body): Input<RegisterBody>,
+) -> Result<Json<AuthResponse>, Error> {
+    let registration = auth::Registration {
+        username: Username::parse(&required(body.username, "username")?)?,
+        email: Email::parse("email", &required(body.email, "email")?)?,
+        password: Password::parse("password", required(body.password, "password")?)?,
+    };
+    let (user, pair) = auth::register(&state, registration, &client).await?;
+    Ok(tokens(&user, pair))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct LoginBody {
+    /// Username or email.
+    login: Option<String>,
+    password: Option<String>,
+    /// When two-factor is on: a code from the authenticator app, or an unused backup code.
+    #[serde(default, deserialize_with = "lenient_string")]
+    code: Option<String>,
+}
+
+/// Log in; opens a session.
+#[utoipa::path(post, path = "/auth/login", tag = "auth",
+    request_body(content((LoginBody = "application/x-www-form-urlencoded"), (LoginBody = "application/json"))),
+    responses(
+        (status = 200, description = "Logged in", body = AuthResponse),
+        (status = 400, description = "A field is missing (VALIDATION_ERROR)", body = ErrorBody),
+        (status = 401, description = "INVALID_CREDENTIALS, TWO_FACTOR_REQUIRED or INVALID_CODE", body = ErrorBody),
+        (status = 403, description = "ACCOUNT_BANNED", body = ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS: too many wrong codes", body = ErrorBody),
+    ))]
+pub async fn login(
+    State(state): State<AppState>,
+    client: Client,
+    Input(body): Input<LoginBody>,
+) -> Result<Json<AuthResponse>, Error> {
+    let login = required(body.login, "login")?;
+    let password = required(body.password, "password")?;
+    let (user, pair) = auth::login(&state, &login, password, body.code, &client).await?;
+    Ok(tokens(&user, pair))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshBody {
+    refresh_token: Option<String>,
+}
+
+/// Exchange a refresh token for a new pair; the old refresh token is spent,
+/// and presenting it again revokes the session.
+#[utoipa::path(post, path = "/auth/refresh", tag = "auth",
+    request_body(content((RefreshBody = "application/x-www-form-urlencoded"), (RefreshBody = "application/json"))),
+    responses(
+        (status = 200, description = "A new token pair", body = AuthResponse),
+        (status = 400, description = "refreshToken is missing", body = ErrorBody),
+        (status = 401, description = "Unknown, expired or reused refresh token", body = ErrorBody),
+        (status = 403, description = "ACCOUNT_BANNED", body = ErrorBody),
+    ))]
+pub async fn refresh(
+    State(state): State<AppState>,
+    Input(body): Input<RefreshBody>,
+) -> Result<Json<AuthResponse>, Error> {
+    let token = required(body.refresh_token, "refreshToken")?;
+    let (user, pair) = sessions::refresh(&state, &token).await?;
+    Ok(tokens(&user, pair))
+}
+
+/// End the current session.
+#[utoipa::path(post, path = "/auth/logout", tag = "auth", security(("bearer" = [])),
+    responses(
+        (status = 200, description = "LOGGED_OUT", body = CodeMessage),
+        (status = 401, description = "Missing, invalid or expired token", body = ErrorBody),
+    ))]
+pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<CodeMessage>, Error> {
+    sessions::revoke(&**state.db(), &me.user.id, &me.session_id).await?;
+    Ok(CodeMessage::new("LOGGED_OUT", "Logged out"))
+}
+
+/// Confirm the address a verification mail was sent to (the token is the credential).
+#[utoipa::path(put, path = "/auth/verify-email/{token}", tag = "auth",
+    params(("token" = String, Path, description = "The token from the verification mail")),
+    responses(
+        (status = 200, description = "EMAIL_VERIFIED", body = CodeMessage),
+        (status = 400, description = "INVALID_TOKEN: unknown, used or expired", body = ErrorBody),
+    ))]
+pub async fn verify_email(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+) -> Result<Json<CodeMessage>, Error> {
+    auth::verify_email(&state, &token).await?;
+    Ok(CodeMessage::new(
+        "EMAIL_VERIFIED",
+        "Your email address is verified",
+    ))
+}

@@ -1,0 +1,267 @@
+//! `/goals/*`: weekly and yearly goals.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::extract::Authed;
+use crate::domain::fields::{Title, parse_complete_by};
+use crate::domain::goals;
+use crate::error::{Error, ErrorBody};
+use crate::id::parse_id;
+use crate::input::{Input, required};
+use crate::state::AppState;
+use crate::views::{self, CodeMessage};
+
+#[derive(Serialize, ToSchema)]
+pub struct WeeklyList {
+    /// Always 200.
+    code: u16,
+    goals: Vec<views::WeeklyGoal>,
+}
+
+/// The user's weekly goals, newest first.
+#[utoipa::path(get, path = "/goals/weekly", tag = "goals", security(("bearer" = [])),
+    responses((status = 200, body = WeeklyList), (status = 401, body = ErrorBody)))]
+pub async fn list_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+) -> Result<Json<WeeklyList>, Error> {
+    let list = goals::weekly_list(&state, &me.user.id).await?;
+    Ok(Json(WeeklyList {
+        code: 200,
+        goals: list.iter().map(Into::into).collect(),
+    }))
+}
+
+/// One weekly goal, the object itself.
+#[utoipa::path(get, path = "/goals/weekly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    responses(
+        (status = 200, body = views::WeeklyGoal),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, description = "No such goal of this user", body = ErrorBody),
+    ))]
+pub async fn get_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<views::WeeklyGoal>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    Ok(Json(
+        (&goals::weekly_get(&state, &me.user.id, &id).await?).into(),
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct WeeklyBody {
+    title: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WeeklyCreated {
+    code: u16,
+    goal: views::WeeklyGoal,
+    message: String,
+}
+
+/// Create a weekly goal (`isCompleted` false).
+#[utoipa::path(post, path = "/goals/weekly", tag = "goals", security(("bearer" = [])),
+    request_body(content((WeeklyBody = "application/x-www-form-urlencoded"), (WeeklyBody = "application/json"))),
+    responses(
+        (status = 200, body = WeeklyCreated),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
+    ))]
+pub async fn create_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Input(body): Input<WeeklyBody>,
+) -> Result<Json<WeeklyCreated>, Error> {
+    let title = Title::parse(&required(body.title, "title")?)?;
+    let goal = goals::weekly_create(&state, &me.user.id, title).await?;
+    Ok(Json(WeeklyCreated {
+        code: 200,
+        goal: (&goal).into(),
+        message: "Weekly goal created".to_owned(),
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// `COMPLETED` or `NOT_COMPLETED`.
+    code: &'static str,
+    is_completed: bool,
+}
+
+/// Mark a weekly goal complete (again is fine: nothing changes).
+#[utoipa::path(put, path = "/goals/weekly/{goal_id}/complete", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    responses(
+        (status = 200, description = "COMPLETED", body = Completion),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn complete_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<Completion>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    goals::weekly_set_completed(&state, &me.user.id, &id, true).await?;
+    Ok(Json(Completion {
+        code: "COMPLETED",
+        is_completed: true,
+    }))
+}
+
+/// Mark a weekly goal not complete.
+#[utoipa::path(put, path = "/goals/weekly/{goal_id}/not-complete", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    responses(
+        (status = 200, description = "NOT_COMPLETED", body = Completion),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn uncomplete_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<Completion>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    goals::weekly_set_completed(&state, &me.user.id, &id, false).await?;
+    Ok(Json(Completion {
+        code: "NOT_COMPLETED",
+        is_completed: false,
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct NumberCodeMessage {
+    code: u16,
+    message: String,
+}
+
+/// Delete a weekly goal.
+#[utoipa::path(delete, path = "/goals/weekly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    responses(
+        (status = 200, body = NumberCodeMessage),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn delete_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<NumberCodeMessage>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    goals::weekly_delete(&state, &me.user.id, &id).await?;
+    Ok(Json(NumberCodeMessage {
+        code: 200,
+        message: "Weekly goal deleted".to_owned(),
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct YearlyList {
+    goals: Vec<views::YearlyGoal>,
+    total: u64,
+}
+
+/// The user's yearly goals, newest first, with their count.
+#[utoipa::path(get, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
+    responses((status = 200, body = YearlyList), (status = 401, body = ErrorBody)))]
+pub async fn list_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+) -> Result<Json<YearlyList>, Error> {
+    let list = goals::yearly_list(&state, &me.user.id).await?;
+    Ok(Json(YearlyList {
+        total: u64::try_from(list.len()).unwrap_or(u64::MAX),
+        goals: list.iter().map(Into::into).collect(),
+    }))
+}
+
+/// One yearly goal, the object itself.
+#[utoipa::path(get, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "yearlyGoalId")),
+    responses(
+        (status = 200, body = views::YearlyGoal),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn get_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<views::YearlyGoal>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    Ok(Json(
+        (&goals::yearly_get(&state, &me.user.id, &id).await?).into(),
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct YearlyBody {
+    title: Option<String>,
+    /// `MM/DD/YYYY`
+    complete_by: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct YearlyCreated {
+    goal: views::YearlyGoal,
+    message: String,
+}
+
+/// Create a yearly goal; `completeBy` is a date written MM/DD/YYYY.
+#[utoipa::path(post, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
+    request_body(content((YearlyBody = "application/x-www-form-urlencoded"), (YearlyBody = "application/json"))),
+    responses(
+        (status = 200, body = YearlyCreated),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
+    ))]
+pub async fn create_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Input(body): Input<YearlyBody>,
+) -> Result<Json<YearlyCreated>, Error> {
+    let title = Title::parse(&required(body.title, "title")?)?;
+    let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
+    let goal = goals::yearly_create(&state, &me.user.id, title, by).await?;
+    Ok(Json(YearlyCreated {
+        goal: (&goal).into(),
+        message: "Yearly goal created".to_owned(),
+    }))
+}
+
+/// Delete a yearly goal.
+#[utoipa::path(delete, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "yearlyGoalId")),
+    responses(
+        (status = 200, description = "REMOVED", body = CodeMessage),
+        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn delete_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<CodeMessage>, Error> {
+    let id = parse_id("goal_id", &goal_id)?;
+    goals::yearly_delete(&state, &me.user.id, &id).await?;
+    Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
+}

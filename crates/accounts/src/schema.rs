@@ -1,0 +1,228 @@
+//! The accounts tables.
+
+use keel_platform::migrate::{Migration, MigrationSet, build_all};
+use keel_platform::sea_orm::sea_query::{
+    ColumnDef, ForeignKey, ForeignKeyAction, ForeignKeyCreateStatement, Index, Table,
+};
+use keel_platform::sea_orm::{DbBackend, Statement};
+
+pub static MIGRATIONS: MigrationSet = MigrationSet {
+    component: "accounts",
+    migrations: &[Migration {
+        version: 0,
+        name: "users_sessions_goals",
+        up: initial,
+    }],
+};
+
+fn id(name: &'static str) -> ColumnDef {
+    ColumnDef::new(name).string_len(24).not_null().to_owned()
+}
+
+fn ts(name: &'static str) -> ColumnDef {
+    ColumnDef::new(name)
+        .timestamp_with_time_zone()
+        .not_null()
+        .to_owned()
+}
+
+fn ts_null(name: &'static str) -> ColumnDef {
+    ColumnDef::new(name)
+        .timestamp_with_time_zone()
+        .null()
+        .to_owned()
+}
+
+fn owned_by_user(table: &'static str, column: &'static str) -> ForeignKeyCreateStatement {
+    ForeignKey::create()
+        .from(table, column)
+        .to("accounts_users", "id")
+        .on_delete(ForeignKeyAction::Cascade)
+        .to_owned()
+}
+
+fn initial(b: DbBackend) -> Vec<Statement> {
+    let users = Table::create()
+        .table("accounts_users")
+        .col(id("id").primary_key())
+        .col(ColumnDef::new("username").string_len(30).not_null())
+        .col(
+            ColumnDef::new("username_key")
+                .string_len(30)
+                .not_null()
+                .unique_key(),
+        )
+        .col(ColumnDef::new("email").string_len(254).not_null())
+        .col(
+            ColumnDef::new("email_key")
+                .string_len(254)
+                .not_null()
+                .unique_key(),
+        )
+        .col(ColumnDef::new("slug").string_len(30).not_null())
+        .col(ColumnDef::new("role").string_len(20).not_null())
+        .col(ColumnDef::new("password_hash").string_len(200).not_null())
+        .col(ColumnDef::new("two_factor").boolean().not_null())
+        .col(ColumnDef::new("totp_secret").text().null())
+        .col(ColumnDef::new("totp_pending").text().null())
+        .col(ColumnDef::new("totp_last_step").big_integer().not_null())
+        .col(ColumnDef::new("email_verified").boolean().not_null())
+        .col(ColumnDef::new("is_banned").boolean().not_null())
+        .col(ColumnDef::new("streamer_mode").boolean().not_null())
+        .col(ColumnDef::new("notify_weekly_goals").boolean().not_null())
+        .col(ColumnDef::new("revision").integer().not_null())
+        .col(ts("created_at"))
+        .col(ts("updated_at"))
+        .to_owned();
+    let sessions = Table::create()
+        .table("accounts_sessions")
+        .col(id("id").primary_key())
+        .col(id("user_id"))
+        .col(ColumnDef::new("browser").string_len(100).not_null())
+        .col(ColumnDef::new("version").string_len(100).not_null())
+        .col(ColumnDef::new("platform").string_len(100).not_null())
+        .col(ColumnDef::new("os").string_len(100).not_null())
+        .col(ColumnDef::new("is_dev").boolean().not_null())
+        .col(ColumnDef::new("location").string_len(200).not_null())
+        .col(ts("expire_at"))
+        .col(ts("created_at"))
+        .col(ts_null("revoked_at"))
+        .foreign_key(&mut owned_by_user("accounts_sessions", "user_id"))
+        .to_owned();
+    let sessions_by_user = Index::create()
+        .name("accounts_sessions_user")
+        .table("accounts_sessions")
+        .col("user_id")
+        .to_owned();
+    let refresh = Table::create()
+        .table("accounts_refresh_tokens")
+        .col(
+            ColumnDef::new("hash")
+                .string_len(64)
+                .not_null()
+                .primary_key(),
+        )
+        .col(id("session_id"))
+        .col(ts_null("spent_at"))
+        .col(ts("created_at"))
+        .foreign_key(
+            &mut ForeignKey::create()
+                .from("accounts_refresh_tokens", "session_id")
+                .to("accounts_sessions", "id")
+                .on_delete(ForeignKeyAction::Cascade)
+                .to_owned(),
+        )
+        .to_owned();
+    let backup = Table::create()
+        .table("accounts_backup_codes")
+        .col(id("user_id"))
+        .col(ColumnDef::new("position").integer().not_null())
+        .col(ColumnDef::new("sealed_code").text().not_null())
+        .col(ts_null("used_at"))
+        .primary_key(Index::create().col("user_id").col("position"))
+        .foreign_key(&mut owned_by_user("accounts_backup_codes", "user_id"))
+        .to_owned();
+    let code_failures = Table::create()
+        .table("accounts_code_failures")
+        .col(
+            ColumnDef::new("id")
+                .big_integer()
+                .not_null()
+                .auto_increment()
+                .primary_key(),
+        )
+        .col(id("user_id"))
+        .col(ts("failed_at"))
+        .foreign_key(&mut owned_by_user("accounts_code_failures", "user_id"))
+        .to_owned();
+    let failures_by_user = Index::create()
+        .name("accounts_code_failures_user")
+        .table("accounts_code_failures")
+        .col("user_id")
+        .col("failed_at")
+        .to_owned();
+    let email_changes = Table::create()
+        .table("accounts_email_changes")
+        .col(id("user_id").primary_key())
+        .col(ColumnDef::new("new_email").string_len(254).not_null())
+        .col(
+            ColumnDef::new("token_hash")
+                .string_len(64)
+                .not_null()
+                .unique_key(),
+        )
+        .col(ts("expires_at"))
+        .col(ts("sent_at"))
+        .foreign_key(&mut owned_by_user("accounts_email_changes", "user_id"))
+        .to_owned();
+    let verifications = Table::create()
+        .table("accounts_email_verifications")
+        .col(
+            ColumnDef::new("token_hash")
+                .string_len(64)
+                .not_null()
+                .primary_key(),
+        )
+        .col(id("user_id"))
+        .col(ColumnDef::new("email").string_len(254).not_null())
+        .col(ts("expires_at"))
+        .foreign_key(&mut owned_by_user(
+            "accounts_email_verifications",
+            "user_id",
+        ))
+        .to_owned();
+    let weekly = Table::create()
+        .table("accounts_weekly_goals")
+        .col(id("id").primary_key())
+        .col(id("user_id"))
+        .col(ColumnDef::new("title").string_len(200).not_null())
+        .col(ColumnDef::new("is_completed").boolean().not_null())
+        .col(ColumnDef::new("revision").integer().not_null())
+        .col(ts("created_at"))
+        .col(ts("updated_at"))
+        .foreign_key(&mut owned_by_user("accounts_weekly_goals", "user_id"))
+        .to_owned();
+    let weekly_by_user = Index::create()
+        .name("accounts_weekly_goals_user")
+        .table("accounts_weekly_goals")
+        .col("user_id")
+        .col("id")
+        .to_owned();
+    let yearly = Table::create()
+        .table("accounts_yearly_goals")
+        .col(id("id").primary_key())
+        .col(id("user_id"))
+        .col(ColumnDef::new("title").string_len(200).not_null())
+        .col(ColumnDef::new("is_completed").boolean().not_null())
+        .col(ts("complete_by"))
+        .col(ColumnDef::new("weekly").text().not_null())
+        .col(ColumnDef::new("revision").integer().not_null())
+        .col(ts("created_at"))
+        .col(ts("updated_at"))
+        .foreign_key(&mut owned_by_user("accounts_yearly_goals", "user_id"))
+        .to_owned();
+    let yearly_by_user = Index::create()
+        .name("accounts_yearly_goals_user")
+        .table("accounts_yearly_goals")
+        .col("user_id")
+        .col("id")
+        .to_owned();
+    build_all(
+        b,
+        &[
+            &users,
+            &sessions,
+            &sessions_by_user,
+            &refresh,
+            &backup,
+            &code_failures,
+            &failures_by_user,
+            &email_changes,
+            &verifications,
+            &weekly,
+            &weekly_by_user,
+            &yearly,
+            &yearly_by_user,
+        ],
+    )
+}

@@ -1,0 +1,45 @@
+//! What every accounts handler shares.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use keel_platform::Platform;
+use keel_platform::crypto::SecretBox;
+use keel_platform::db::Db;
+
+use crate::auth::geo::GeoDb;
+use crate::auth::tokens::TokenKeys;
+use crate::config::Config;
+
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub platform: Platform,
+    pub cfg: Config,
+    pub tokens: TokenKeys,
+    pub secrets: SecretBox,
+    pub geo: GeoDb,
+    /// Verified against when a login names no user, so both cases cost the same.
+    pub dummy_hash: String,
+}
+
+impl AppState {
+    pub fn new(inner: Inner) -> Self {
+        Self(Arc::new(inner))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Inner;
+
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl Inner {
+    pub fn db(&self) -> &Db {
+        &self.platform.db
+    }
+}

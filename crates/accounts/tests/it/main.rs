@@ -1,0 +1,13 @@
+//! accounts over real HTTP, on SQLite or PostgreSQL (`KEEL_TEST_DATABASE_URL`).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod helpers;
+
+mod account;
+mod auth;
+mod bodies;
+mod email;
+mod goals;
+mod sessions;
+mod tokens;
+mod two_factor;
