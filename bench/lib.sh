@@ -21,6 +21,9 @@ bench_url() { # service path
 }
 
 bench_start_keel() { # backend
+  if curl -fs "$(bench_url accounts /healthz)" >/dev/null 2>&1; then
+    keel_fail "something already listens on $(bench_url accounts ''); stop it first"
+  fi
   BENCH_DIR=$(mktemp -d)
   local db_env=()
   if [ "$1" = postgres ]; then
@@ -40,6 +43,7 @@ bench_start_keel() { # backend
     "${db_env[@]}" ${BENCH_KEEL_ENV:-} \
     "$KEEL_BIN" serve >"$BENCH_DIR/stdout" 2>"$BENCH_DIR/stderr" &
   KEEL_PID=$!
+  trap bench_stop_keel EXIT
   for _ in $(seq 1 100); do
     curl -fs "$(bench_url accounts /healthz)" >/dev/null 2>&1 && return 0
     sleep 0.1
@@ -49,6 +53,7 @@ bench_start_keel() { # backend
 }
 
 bench_stop_keel() {
+  [ -n "$KEEL_PID" ] || return 0
   kill -TERM "$KEEL_PID" 2>/dev/null || true
   wait "$KEEL_PID" 2>/dev/null || true
   if [ -n "${BENCH_PG_DB:-}" ]; then
@@ -56,6 +61,7 @@ bench_stop_keel() {
     BENCH_PG_DB=""
   fi
   rm -rf "$BENCH_DIR"
+  KEEL_PID=""
 }
 
 # Resets the process's peak RSS so each scenario reports its own.

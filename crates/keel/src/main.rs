@@ -5,6 +5,11 @@ use keel::cli::{Cli, Command};
 use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::telemetry;
 
+// Returns freed memory to the OS promptly (glibc keeps large freed blocks,
+// such as argon2's 19 MiB, per thread arena) and is faster under load.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -187,7 +187,7 @@ async fn lock_postgres(
     db: &Db,
     cfg: &MigrationConfig,
 ) -> Result<DatabaseTransaction, MigrateError> {
-    let txn = db.begin().await?;
+    let txn = db.write().begin().await?;
     let timeout_ms = cfg.table_lock_timeout.as_millis();
     txn.execute_unprepared(&format!("SET LOCAL lock_timeout = {timeout_ms}"))
         .await?;
@@ -253,7 +253,7 @@ async fn lock_holder(db: &Db, key: i64) -> String {
          AND objid = $1::bigint::oid AND objsubid = 1 AND granted LIMIT 1",
         [Value::from(key)],
     );
-    match db.query_one_raw(stmt).await {
+    match db.read().query_one_raw(stmt).await {
         Ok(Some(row)) => row
             .try_get::<i32>("", "pid")
             .map_or_else(|_| "?".to_owned(), |p| p.to_string()),

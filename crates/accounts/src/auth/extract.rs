@@ -51,7 +51,7 @@ impl FromRequestParts<AppState> for Authed {
             .to_owned();
         let user = user::Entity::find_by_id(claims.sub.as_str())
             .filter(Expr::exists(live_session))
-            .one(&**state.db())
+            .one(state.db().read())
             .await?
             .ok_or_else(|| Error::unauthorized("The session has ended"))?;
         if user.is_banned {

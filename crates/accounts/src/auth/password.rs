@@ -1,4 +1,10 @@
-//! Passwords: argon2id (default parameters), hashed off the async runtime.
+//! Passwords: argon2id (default parameters: 19 MiB, 2 passes), hashed off
+//! the async runtime, at most one hash per CPU at a time: more would not be
+//! faster, and a flood of logins must not allocate 19 MiB each at once.
+
+use std::sync::OnceLock;
+
+use tokio::sync::Semaphore;
 
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
@@ -6,7 +12,15 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 
 use crate::error::Error;
 
+fn slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+    })
+}
+
 pub async fn hash(password: String) -> Result<String, Error> {
+    let _slot = slots().acquire().await.map_err(Error::internal)?;
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
@@ -20,6 +34,9 @@ pub async fn hash(password: String) -> Result<String, Error> {
 
 /// Whether `password` matches `hash`; a malformed hash never matches.
 pub async fn verify(password: String, hash: String) -> bool {
+    let Ok(_slot) = slots().acquire().await else {
+        return false;
+    };
     tokio::task::spawn_blocking(move || {
         PasswordHash::new(&hash)
             .map(|parsed| {

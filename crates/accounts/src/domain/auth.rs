@@ -35,10 +35,10 @@ pub async fn register(
     client: &Client,
 ) -> Result<(user::Model, TokenPair), Error> {
     let db = state.db();
-    if users::username_taken(&**db, &r.username.key(), None).await? {
+    if users::username_taken(db.read(), &r.username.key(), None).await? {
         return Err(users::username_taken_error());
     }
-    if users::email_taken(&**db, &r.email.key(), None).await? {
+    if users::email_taken(db.read(), &r.email.key(), None).await? {
         return Err(users::email_taken_error());
     }
     let hash = password::hash(r.password.into_inner()).await?;
@@ -71,7 +71,7 @@ pub async fn register(
             drop(txn);
             // Lost a race with another registration: say which value.
             return Err(
-                if users::username_taken(&**db, &r.username.key(), None).await? {
+                if users::username_taken(db.read(), &r.username.key(), None).await? {
                     users::username_taken_error()
                 } else {
                     users::email_taken_error()
@@ -140,7 +140,7 @@ pub async fn login(
     client: &Client,
 ) -> Result<(user::Model, TokenPair), Error> {
     let db = state.db();
-    let found = users::find_by_login(&**db, login).await?;
+    let found = users::find_by_login(db.read(), login).await?;
     let hash = found
         .as_ref()
         .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
@@ -189,11 +189,11 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), Error> {
     };
     let hash = crypto::sha256_hex(token.as_bytes());
     let v = email_verification::Entity::find_by_id(hash.as_str())
-        .one(&**db)
+        .one(db.read())
         .await?
         .filter(|v| v.expires_at > Utc::now())
         .ok_or_else(invalid)?;
-    let u = users::find(&**db, &v.user_id).await?;
+    let u = users::find(db.read(), &v.user_id).await?;
     if u.email != v.email {
         return Err(invalid());
     }

@@ -25,10 +25,10 @@ pub async fn start(state: &AppState, u: &user::Model, new_email: &Email) -> Resu
         ));
     }
     let db = state.db();
-    if users::email_taken(&**db, &new_email.key(), Some(&u.id)).await? {
+    if users::email_taken(db.read(), &new_email.key(), Some(&u.id)).await? {
         return Err(users::email_taken_error());
     }
-    let existing = pending(&**db, &u.id).await?;
+    let existing = pending(db.read(), &u.id).await?;
     throttle(state, existing.as_ref())?;
     let txn = db.begin_write().await?;
     issue(&txn, state, u, new_email.as_str()).await?;
@@ -39,7 +39,7 @@ pub async fn start(state: &AppState, u: &user::Model, new_email: &Email) -> Resu
 /// Mails a new token for the pending change; the old token stops working.
 pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
     let db = state.db();
-    let existing = pending(&**db, &u.id)
+    let existing = pending(db.read(), &u.id)
         .await?
         .ok_or_else(|| Error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
     throttle(state, Some(&existing))?;
@@ -134,13 +134,13 @@ pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<S
     let db = state.db();
     let hash = crypto::sha256_hex(token.as_bytes());
     let change = email_change::Entity::find_by_id(u.id.as_str())
-        .one(&**db)
+        .one(db.read())
         .await?
         .filter(|c| crypto::constant_time_eq(c.token_hash.as_bytes(), hash.as_bytes()))
         .filter(|c| c.expires_at > Utc::now())
         .ok_or_else(invalid)?;
     let new_email = Email::parse("email", &change.new_email)?;
-    if users::email_taken(&**db, &new_email.key(), Some(&u.id)).await? {
+    if users::email_taken(db.read(), &new_email.key(), Some(&u.id)).await? {
         return Err(users::email_taken_error());
     }
     let txn = db.begin_write().await?;

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    ActiveModelTrait, ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect,
     Set,
 };
 
@@ -32,7 +32,7 @@ pub async fn weekly_list(
         .filter(weekly_goal::Column::UserId.eq(user_id))
         .order_by_desc(weekly_goal::Column::CreatedAt)
         .order_by_desc(weekly_goal::Column::Id)
-        .all(&**state.db())
+        .all(state.db().read())
         .await?)
 }
 
@@ -43,7 +43,7 @@ pub async fn weekly_get(
 ) -> Result<weekly_goal::Model, Error> {
     weekly_goal::Entity::find_by_id(id)
         .filter(weekly_goal::Column::UserId.eq(user_id))
-        .one(&**state.db())
+        .one(state.db().read())
         .await?
         .ok_or_else(|| Error::not_found("Goal"))
 }
@@ -54,11 +54,14 @@ pub async fn weekly_create(
     title: Title,
 ) -> Result<weekly_goal::Model, Error> {
     let db = state.db();
-    let count = weekly_goal::Entity::find()
+    // Whether a MAX_GOALS-th goal exists: bounded work, unlike COUNT(*).
+    let at_limit = weekly_goal::Entity::find()
         .filter(weekly_goal::Column::UserId.eq(user_id))
-        .count(&**db)
+        .offset(MAX_GOALS - 1)
+        .limit(1)
+        .one(db.read())
         .await?;
-    if count >= MAX_GOALS {
+    if at_limit.is_some() {
         return Err(limit_reached());
     }
     let now = Utc::now();
@@ -71,7 +74,7 @@ pub async fn weekly_create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(&**db)
+    .insert(db.write())
     .await?)
 }
 
@@ -93,7 +96,7 @@ pub async fn weekly_set_completed(
         .filter(weekly_goal::Column::Id.eq(id))
         .filter(weekly_goal::Column::UserId.eq(user_id))
         .filter(weekly_goal::Column::IsCompleted.ne(done))
-        .exec(&**db)
+        .exec(db.write())
         .await?;
     if res.rows_affected == 0 {
         // Either already in that state, or not this user's goal.
@@ -106,7 +109,7 @@ pub async fn weekly_delete(state: &AppState, user_id: &str, id: &str) -> Result<
     let res = weekly_goal::Entity::delete_many()
         .filter(weekly_goal::Column::Id.eq(id))
         .filter(weekly_goal::Column::UserId.eq(user_id))
-        .exec(&**state.db())
+        .exec(state.db().write())
         .await?;
     if res.rows_affected == 0 {
         return Err(Error::not_found("Goal"));
@@ -122,7 +125,7 @@ pub async fn yearly_list(
         .filter(yearly_goal::Column::UserId.eq(user_id))
         .order_by_desc(yearly_goal::Column::CreatedAt)
         .order_by_desc(yearly_goal::Column::Id)
-        .all(&**state.db())
+        .all(state.db().read())
         .await?)
 }
 
@@ -133,7 +136,7 @@ pub async fn yearly_get(
 ) -> Result<yearly_goal::Model, Error> {
     yearly_goal::Entity::find_by_id(id)
         .filter(yearly_goal::Column::UserId.eq(user_id))
-        .one(&**state.db())
+        .one(state.db().read())
         .await?
         .ok_or_else(|| Error::not_found("Goal"))
 }
@@ -145,11 +148,13 @@ pub async fn yearly_create(
     complete_by: DateTime<Utc>,
 ) -> Result<yearly_goal::Model, Error> {
     let db = state.db();
-    let count = yearly_goal::Entity::find()
+    let at_limit = yearly_goal::Entity::find()
         .filter(yearly_goal::Column::UserId.eq(user_id))
-        .count(&**db)
+        .offset(MAX_GOALS - 1)
+        .limit(1)
+        .one(db.read())
         .await?;
-    if count >= MAX_GOALS {
+    if at_limit.is_some() {
         return Err(limit_reached());
     }
     let now = Utc::now();
@@ -164,7 +169,7 @@ pub async fn yearly_create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(&**db)
+    .insert(db.write())
     .await?)
 }
 
@@ -172,7 +177,7 @@ pub async fn yearly_delete(state: &AppState, user_id: &str, id: &str) -> Result<
     let res = yearly_goal::Entity::delete_many()
         .filter(yearly_goal::Column::Id.eq(id))
         .filter(yearly_goal::Column::UserId.eq(user_id))
-        .exec(&**state.db())
+        .exec(state.db().write())
         .await?;
     if res.rows_affected == 0 {
         return Err(Error::not_found("Goal"));

@@ -50,14 +50,14 @@ pub async fn change_username(
     name: &Username,
 ) -> Result<(), Error> {
     let db = state.db();
-    if users::username_taken(&**db, &name.key(), Some(&u.id)).await? {
+    if users::username_taken(db.read(), &name.key(), Some(&u.id)).await? {
         return Err(users::username_taken_error());
     }
     let res = users::update(&u.id)
         .col_expr(user::Column::Username, Expr::value(name.as_str()))
         .col_expr(user::Column::UsernameKey, Expr::value(name.key()))
         .col_expr(user::Column::Slug, Expr::value(name.key()))
-        .exec(&**db)
+        .exec(db.write())
         .await;
     match res {
         Ok(_) => Ok(()),

@@ -81,23 +81,23 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
     let hash = keel_platform::crypto::sha256_hex(token.as_bytes());
     let db = state.db();
     let found = refresh_token::Entity::find_by_id(hash.as_str())
-        .one(&**db)
+        .one(db.read())
         .await?
         .ok_or_else(invalid_refresh)?;
     let now = Utc::now();
     if found.spent_at.is_some() {
-        revoke_any(&**db, &found.session_id).await?;
+        revoke_any(db.write(), &found.session_id).await?;
         tracing::warn!(session = %found.session_id, "a spent refresh token was presented again; session revoked");
         return Err(Error::unauthorized(
             "This refresh token was already used; the session has been revoked",
         ));
     }
     let s = session::Entity::find_by_id(found.session_id.as_str())
-        .one(&**db)
+        .one(db.read())
         .await?
         .filter(|s| s.revoked_at.is_none() && s.expire_at > now)
         .ok_or_else(invalid_refresh)?;
-    let u = super::users::find(&**db, &s.user_id).await?;
+    let u = super::users::find(db.read(), &s.user_id).await?;
     if u.is_banned {
         return Err(banned());
     }
@@ -111,7 +111,7 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
     if spent.rows_affected == 0 {
         // Spent concurrently: the same token was used twice.
         drop(txn);
-        revoke_any(&**db, &s.id).await?;
+        revoke_any(db.write(), &s.id).await?;
         return Err(Error::unauthorized(
             "This refresh token was already used; the session has been revoked",
         ));

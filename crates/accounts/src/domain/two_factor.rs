@@ -60,7 +60,7 @@ pub async fn start(state: &AppState, u: &user::Model) -> Result<Enrollment, Erro
             Expr::value(state.secrets.seal(b32.as_bytes())),
         )
         .filter(user::Column::Id.eq(u.id.as_str()))
-        .exec(&**state.db())
+        .exec(state.db().write())
         .await?;
     Ok(Enrollment {
         secret_base32: b32,
@@ -171,7 +171,7 @@ async fn unused_codes(state: &AppState, user_id: &str) -> Result<Vec<(i32, Strin
         .filter(backup_code::Column::UserId.eq(user_id))
         .filter(backup_code::Column::UsedAt.is_null())
         .order_by_asc(backup_code::Column::Position)
-        .all(&**state.db())
+        .all(state.db().read())
         .await?;
     rows.into_iter()
         .map(|r| {
@@ -216,7 +216,7 @@ async fn accept_totp(state: &AppState, u: &user::Model, code: &str) -> Result<bo
         .col_expr(user::Column::TotpLastStep, Expr::value(step))
         .filter(user::Column::Id.eq(u.id.as_str()))
         .filter(user::Column::TotpLastStep.lt(step))
-        .exec(&**state.db())
+        .exec(state.db().write())
         .await?;
     Ok(res.rows_affected == 1)
 }
@@ -239,7 +239,7 @@ async fn accept_backup(state: &AppState, u: &user::Model, code: &str) -> Result<
         .filter(backup_code::Column::UserId.eq(u.id.as_str()))
         .filter(backup_code::Column::Position.eq(position))
         .filter(backup_code::Column::UsedAt.is_null())
-        .exec(&**state.db())
+        .exec(state.db().write())
         .await?;
     Ok(res.rows_affected == 1)
 }
@@ -255,7 +255,7 @@ pub async fn check_lockout(state: &AppState, user_id: &str) -> Result<(), Error>
         .filter(code_failure::Column::UserId.eq(user_id))
         .filter(code_failure::Column::FailedAt.gt(window_start()))
         .order_by_desc(code_failure::Column::FailedAt)
-        .all(&**state.db())
+        .all(state.db().read())
         .await?;
     if recent.len() < MAX_FAILURES {
         return Ok(());
@@ -277,14 +277,14 @@ pub async fn record_failure(state: &AppState, user_id: &str) -> Result<(), Error
     code_failure::Entity::delete_many()
         .filter(code_failure::Column::UserId.eq(user_id))
         .filter(code_failure::Column::FailedAt.lte(window_start()))
-        .exec(&**db)
+        .exec(db.write())
         .await?;
     code_failure::ActiveModel {
         user_id: Set(user_id.to_owned()),
         failed_at: Set(Utc::now()),
         ..Default::default()
     }
-    .insert(&**db)
+    .insert(db.write())
     .await?;
     Ok(())
 }

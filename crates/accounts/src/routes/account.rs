@@ -278,7 +278,7 @@ pub async fn list_sessions(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<SessionsResponse>, Error> {
-    let list = sessions::live(&**state.db(), &me.user.id).await?;
+    let list = sessions::live(state.db().read(), &me.user.id).await?;
     Ok(Json(SessionsResponse {
         sessions: list.iter().map(Into::into).collect(),
     }))
@@ -299,7 +299,7 @@ pub async fn revoke_session(
     Path(session_id): Path<String>,
 ) -> Result<Json<CodeError>, Error> {
     let id = parse_id("session_id", &session_id)?;
-    if !sessions::revoke(&**state.db(), &me.user.id, &id).await? {
+    if !sessions::revoke(state.db().write(), &me.user.id, &id).await? {
         return Err(Error::not_found("Session"));
     }
     Ok(Json(CodeError {
@@ -318,7 +318,7 @@ pub async fn revoke_all_sessions(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<CodeError>, Error> {
-    sessions::revoke_all(&**state.db(), &me.user.id, None).await?;
+    sessions::revoke_all(state.db().write(), &me.user.id, None).await?;
     Ok(Json(CodeError {
         code: "ALL_SESSIONS_REVOKE",
         error: "All sessions revoked".to_owned(),

@@ -123,7 +123,7 @@ pub async fn refresh(
         (status = 401, description = "Missing, invalid or expired token", body = ErrorBody),
     ))]
 pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<CodeMessage>, Error> {
-    sessions::revoke(&**state.db(), &me.user.id, &me.session_id).await?;
+    sessions::revoke(state.db().write(), &me.user.id, &me.session_id).await?;
     Ok(CodeMessage::new("LOGGED_OUT", "Logged out"))
 }
 

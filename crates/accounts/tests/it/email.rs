@@ -181,7 +181,7 @@ async fn an_expired_token_is_400_invalid_token() {
             Column::ExpiresAt,
             Expr::value(chrono::Utc::now() - chrono::Duration::minutes(1)),
         )
-        .exec(&*api.app.platform().db)
+        .exec(api.app.platform().db.write())
         .await
         .unwrap();
     let r = api

@@ -283,3 +283,49 @@ async fn malformed_goal_ids_are_400() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
+    use keel_accounts::entity::weekly_goal;
+    use keel_platform::sea_orm::{EntityTrait, Set};
+    let api = Api::start().await;
+    let user = api.register("ada").await;
+    let now = chrono::Utc::now();
+    let rows = (0..999).map(|i| weekly_goal::ActiveModel {
+        id: Set(format!("{i:024x}")),
+        user_id: Set(user.id.clone()),
+        title: Set(format!("goal {i}")),
+        is_completed: Set(false),
+        revision: Set(0),
+        created_at: Set(now),
+        updated_at: Set(now),
+    });
+    weekly_goal::Entity::insert_many(rows)
+        .exec(api.app.platform().db.write())
+        .await
+        .unwrap();
+    let r = api
+        .post(
+            "/goals/weekly",
+            Some(&user.token),
+            &[("title", "the thousandth")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = api
+        .post(
+            "/goals/weekly",
+            Some(&user.token),
+            &[("title", "one too many")],
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (409, "GOAL_LIMIT_REACHED"));
+    let r = api
+        .post(
+            "/goals/yearly",
+            Some(&user.token),
+            &[("title", "other kind"), ("completeBy", "12/31/2026")],
+        )
+        .await;
+    assert_eq!(r.status, 200, "the limit is per kind");
+}

@@ -137,6 +137,7 @@ impl Api {
         self.app
             .platform()
             .db
+            .write()
             .execute_unprepared(sql)
             .await
             .unwrap();

@@ -269,10 +269,10 @@ async fn secrets_and_backup_codes_are_not_stored_in_the_clear() {
     let user = api.register("ada").await;
     let secret = enable(&api, &user).await;
     let codes = backup_codes(&api, &user).await;
-    let db = &api.app.platform().db;
+    let db = api.app.platform().db.read();
     let rows = db
         .query_all_raw(Statement::from_string(
-            db.backend(),
+            db.get_database_backend(),
             "SELECT totp_secret AS v FROM accounts_users UNION ALL SELECT sealed_code AS v FROM accounts_backup_codes",
         ))
         .await
@@ -297,7 +297,7 @@ async fn age_code_failures(api: &Api, minutes: i64) {
             Column::FailedAt,
             Expr::value(chrono::Utc::now() - chrono::Duration::minutes(minutes)),
         )
-        .exec(&*api.app.platform().db)
+        .exec(api.app.platform().db.write())
         .await
         .unwrap();
 }

@@ -151,6 +151,7 @@ async fn history_rows(db: &TestDb, dir: &std::path::Path) -> Vec<(String, i64)> 
     let platform = platform_on(db, dir).await;
     let rows = platform
         .db
+        .read()
         .query_all_raw(Statement::from_string(
             platform.db.backend(),
             "SELECT component, version FROM keel_migrations ORDER BY component, version",
@@ -184,7 +185,7 @@ async fn two_migrate_processes_started_together_apply_each_migration_exactly_onc
     let env = env_for(&db, dir.path());
     // Hold the migration lock so both processes must wait for it.
     let holder = platform_on(&db, dir.path()).await;
-    let txn = holder.db.begin().await.unwrap();
+    let txn = holder.db.write().begin().await.unwrap();
     if holder.db.is_postgres() {
         let row = txn
             .query_one_raw(Statement::from_string(
@@ -252,7 +253,9 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
         subject: "durable".into(),
         text: "hello".into(),
     };
-    mail::enqueue_at(&*platform.db, job, due).await.unwrap();
+    mail::enqueue_at(platform.db.write(), job, due)
+        .await
+        .unwrap();
     first.signal(Signal::SIGKILL);
     first.wait(Duration::from_secs(10)).await;
     tokio::time::sleep(Duration::from_millis(2500)).await;
@@ -275,6 +278,7 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
     assert_eq!(delivered[0].subject, "durable");
     let left = platform
         .db
+        .read()
         .query_one_raw(Statement::from_string(
             platform.db.backend(),
             "SELECT COUNT(*) AS n FROM keel_jobs",

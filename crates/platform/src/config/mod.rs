@@ -229,7 +229,10 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
             ));
         }
     };
-    let max_connections: u32 = src.parse_or("KEEL_DB_MAX_CONNECTIONS", 10)?;
+    // SQLite reads gain nothing from more connections than cores (one more
+    // connection writes); PostgreSQL serves many.
+    let default_max = if url.is_postgres() { 10 } else { 4 };
+    let max_connections: u32 = src.parse_or("KEEL_DB_MAX_CONNECTIONS", default_max)?;
     if max_connections == 0 {
         return Err(ConfigError::invalid(
             "KEEL_DB_MAX_CONNECTIONS",

@@ -142,7 +142,7 @@ impl Worker {
             .col_expr(Column::LockedBy, Expr::value(self.id.clone()))
             .col_expr(Column::Attempts, Expr::col(Column::Attempts).add(1))
             .filter(Column::Id.in_subquery(due))
-            .exec_with_returning(&*self.db)
+            .exec_with_returning(self.db.write())
             .await
     }
 
@@ -180,7 +180,7 @@ impl Worker {
         Entity::delete_many()
             .filter(Column::Id.eq(job.id))
             .filter(Column::LockedBy.eq(self.id.clone()))
-            .exec(&*self.db)
+            .exec(self.db.write())
             .await
             .map(|_| ())
     }
@@ -217,7 +217,7 @@ impl Worker {
             .col_expr(Column::LastError, Expr::value(truncate(&reason, 2000)))
             .filter(Column::Id.eq(job.id))
             .filter(Column::LockedBy.eq(self.id.clone()))
-            .exec(&*self.db)
+            .exec(self.db.write())
             .await
             .map(|_| ())
     }
@@ -230,7 +230,7 @@ impl Worker {
             )
             .col_expr(Column::LockedBy, Expr::value(Option::<String>::None))
             .filter(Column::LockedBy.eq(self.id.clone()))
-            .exec(&*self.db)
+            .exec(self.db.write())
             .await
             .map(|_| ())
     }

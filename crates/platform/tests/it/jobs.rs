@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry, Worker};
-use keel_platform::sea_orm::{EntityTrait, PaginatorTrait, TransactionTrait};
+use keel_platform::sea_orm::{EntityTrait, PaginatorTrait};
 use keel_testkit::{TestPlatform, eventually};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -47,7 +47,7 @@ fn start(tp: &TestPlatform, registry: JobRegistry) -> CancellationToken {
 
 async fn remaining(tp: &TestPlatform) -> u64 {
     jobs::entity::Entity::find()
-        .count(&*tp.platform.db)
+        .count(tp.platform.db.write())
         .await
         .unwrap()
 }
@@ -60,7 +60,7 @@ fn count(runs: &Runs, n: u32) -> u32 {
 async fn an_enqueued_job_runs_once_and_is_removed() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 1 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 1 })
         .await
         .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
@@ -77,7 +77,7 @@ async fn an_enqueued_job_runs_once_and_is_removed() {
 #[tokio::test]
 async fn a_job_enqueued_in_a_rolled_back_transaction_never_exists() {
     let tp = TestPlatform::start(&[]).await;
-    let txn = tp.platform.db.begin().await.unwrap();
+    let txn = tp.platform.db.begin_write().await.unwrap();
     jobs::enqueue(&txn, &Note { n: 1 }).await.unwrap();
     txn.rollback().await.unwrap();
     assert_eq!(remaining(&tp).await, 0);
@@ -88,7 +88,7 @@ async fn a_job_due_later_waits_for_its_time() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
     let at = Utc::now() + chrono::Duration::milliseconds(700);
-    jobs::enqueue_at(&*tp.platform.db, &Note { n: 1 }, at)
+    jobs::enqueue_at(tp.platform.db.write(), &Note { n: 1 }, at)
         .await
         .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
@@ -105,7 +105,7 @@ async fn a_job_due_later_waits_for_its_time() {
 async fn a_failing_job_is_retried_until_it_succeeds() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 7 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 7 })
         .await
         .unwrap();
     let _stop = start(
@@ -130,7 +130,7 @@ async fn a_failing_job_is_retried_until_it_succeeds() {
 async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 2 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 2 })
         .await
         .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| Some(JobError::retry("never"))));
@@ -141,7 +141,7 @@ async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
     .expect("three runs");
     let failed = keel_testkit::eventually_async(Duration::from_secs(3), || async {
         let all = jobs::entity::Entity::find()
-            .all(&*tp.platform.db)
+            .all(tp.platform.db.write())
             .await
             .unwrap();
         all.first().filter(|j| j.status == "failed").cloned()
@@ -158,7 +158,7 @@ async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
 async fn a_permanent_failure_is_not_retried() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 3 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 3 })
         .await
         .unwrap();
     let _stop = start(
@@ -178,10 +178,10 @@ async fn a_permanent_failure_is_not_retried() {
 async fn a_panicking_handler_is_retried_and_does_not_stop_the_worker() {
     let tp = TestPlatform::start(&[]).await;
     let runs = Runs::default();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 4 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 4 })
         .await
         .unwrap();
-    jobs::enqueue(&*tp.platform.db, &Note { n: 5 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 5 })
         .await
         .unwrap();
     let mut r = JobRegistry::default();
@@ -205,7 +205,7 @@ async fn a_panicking_handler_is_retried_and_does_not_stop_the_worker() {
 #[tokio::test]
 async fn a_job_survives_a_restart_and_runs_once_on_the_next_worker() {
     let tp = TestPlatform::start(&[]).await;
-    jobs::enqueue(&*tp.platform.db, &Note { n: 9 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 9 })
         .await
         .unwrap();
     // The first "process" goes away without running it.
@@ -232,7 +232,7 @@ async fn a_job_survives_a_restart_and_runs_once_on_the_next_worker() {
 #[tokio::test]
 async fn a_job_whose_worker_died_runs_again_when_its_lease_runs_out() {
     let tp = TestPlatform::start(&[("KEEL_JOB_LEASE_SECS", "1")]).await;
-    jobs::enqueue(&*tp.platform.db, &Note { n: 6 })
+    jobs::enqueue(tp.platform.db.write(), &Note { n: 6 })
         .await
         .unwrap();
     let hung = Runs::default();
@@ -268,12 +268,12 @@ async fn a_unique_job_is_enqueued_once() {
     let tp = TestPlatform::start(&[]).await;
     let now = Utc::now();
     assert!(
-        jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now)
+        jobs::enqueue_unique(tp.platform.db.write(), &Note { n: 1 }, "k", now)
             .await
             .unwrap()
     );
     assert!(
-        !jobs::enqueue_unique(&*tp.platform.db, &Note { n: 1 }, "k", now)
+        !jobs::enqueue_unique(tp.platform.db.write(), &Note { n: 1 }, "k", now)
             .await
             .unwrap()
     );
@@ -284,7 +284,9 @@ async fn a_unique_job_is_enqueued_once() {
 async fn two_workers_run_each_of_many_jobs_exactly_once() {
     let tp = TestPlatform::start(&[("KEEL_JOB_CONCURRENCY", "4")]).await;
     for n in 0..60 {
-        jobs::enqueue(&*tp.platform.db, &Note { n }).await.unwrap();
+        jobs::enqueue(tp.platform.db.write(), &Note { n })
+            .await
+            .unwrap();
     }
     let runs = Runs::default();
     let _a = start(&tp, registry(&runs, |_, _| None));

@@ -2,7 +2,6 @@ use std::time::Duration;
 
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::mail::{self, Mail};
-use keel_platform::sea_orm::TransactionTrait;
 use keel_testkit::{FakeSmtp, TestPlatform, eventually};
 use tokio_util::sync::CancellationToken;
 
@@ -26,7 +25,7 @@ fn welcome() -> Mail {
 #[tokio::test]
 async fn an_enqueued_mail_lands_as_an_eml_file_with_the_right_headers() {
     let tp = TestPlatform::start(&[("KEEL_MAIL_FROM", "Keel <keel@example.org>")]).await;
-    let txn = tp.platform.db.begin().await.unwrap();
+    let txn = tp.platform.db.begin_write().await.unwrap();
     mail::enqueue(&txn, welcome()).await.unwrap();
     txn.commit().await.unwrap();
     let _stop = run_worker(&tp);
@@ -52,7 +51,7 @@ async fn an_enqueued_mail_lands_as_an_eml_file_with_the_right_headers() {
 #[tokio::test]
 async fn a_mail_enqueued_in_a_rolled_back_transaction_is_never_sent() {
     let tp = TestPlatform::start(&[]).await;
-    let txn = tp.platform.db.begin().await.unwrap();
+    let txn = tp.platform.db.begin_write().await.unwrap();
     mail::enqueue(&txn, welcome()).await.unwrap();
     txn.rollback().await.unwrap();
     let _stop = run_worker(&tp);
@@ -66,7 +65,9 @@ async fn with_smtp_configured_mail_goes_through_smtp_and_temporary_failures_are_
     smtp.fail_next(1);
     let url = smtp.url();
     let tp = TestPlatform::start(&[("KEEL_SMTP_URL", url.as_str())]).await;
-    mail::enqueue(&*tp.platform.db, welcome()).await.unwrap();
+    mail::enqueue(tp.platform.db.write(), welcome())
+        .await
+        .unwrap();
     let _stop = run_worker(&tp);
     let got = eventually(Duration::from_secs(10), || {
         let m = smtp.messages();

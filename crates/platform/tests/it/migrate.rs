@@ -68,6 +68,7 @@ fn cfg(wait: Duration) -> MigrationConfig {
 async fn exists(tp: &TestPlatform, table: &str) -> bool {
     tp.platform
         .db
+        .read()
         .execute_unprepared(&format!("SELECT 1 FROM {table}"))
         .await
         .is_ok()
@@ -92,6 +93,7 @@ async fn migrations_apply_in_order_are_recorded_and_apply_only_once() {
     let rows = tp
         .platform
         .db
+        .read()
         .query_all_raw(Statement::from_string(
             tp.platform.db.backend(),
             "SELECT version FROM keel_migrations WHERE component = 'test' ORDER BY version",
@@ -153,7 +155,7 @@ async fn two_migrators_at_once_apply_each_migration_exactly_once() {
 async fn a_migrator_waits_for_the_lock_and_gives_up_after_the_bound() {
     let tp = TestPlatform::start(&[("KEEL_SQLITE_BUSY_TIMEOUT_MS", "100")]).await;
     let holder = tp.another().await;
-    let txn = holder.db.begin().await.unwrap();
+    let txn = holder.db.write().begin().await.unwrap();
     if holder.db.is_postgres() {
         let schema: String = txn
             .query_one_raw(Statement::from_string(
