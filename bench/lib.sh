@@ -30,7 +30,7 @@ bench_start_keel() { # backend
     local name="keel_bench_$$"
     psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
     BENCH_PG_DB="$name"
-    db_env=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$name" KEEL_DB_MAX_CONNECTIONS=32)
+    db_env=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$name?sslmode=disable" KEEL_DB_MAX_CONNECTIONS=16)
   fi
   env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
     KEEL_DATA_DIR="$BENCH_DIR" \

@@ -1,10 +1,12 @@
 # accounts: GET /account and POST /goals/weekly with valid tokens of 200 users.
 bench_accounts_tokens() {
-  local file="$BENCH_DIR/accounts-tokens.txt"
+  local file="$BENCH_DIR/accounts-tokens.txt" dir="$BENCH_DIR/registrations"
   if [ ! -s "$file" ]; then
-    seq 1 200 | xargs -P 8 -I{} curl -fs -w "\n" -X POST "$(bench_url accounts /auth/register)" \
-      -d "username=bench{}&email=bench{}@example.com&password=benchpassword" \
-      | sed -nE 's/.*"accessToken":"([^"]+)".*/\1/p' > "$file"
+    mkdir -p "$dir"
+    # One file per response: parallel writers to one pipe would interleave.
+    seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/register)" \
+      -d "username=bench{}&email=bench{}@example.com&password=benchpassword"
+    grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
     [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not register the benchmark users"
   fi
   echo "$file"

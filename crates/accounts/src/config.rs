@@ -21,6 +21,9 @@ pub struct Config {
     pub email_resend_interval: Duration,
     /// Prefix of every accounts route (default none).
     pub path_prefix: String,
+    /// How long an authenticated session may be served from memory; unset
+    /// means 2 s on SQLite and off on PostgreSQL.
+    pub session_cache: Option<Duration>,
 }
 
 impl Config {
@@ -70,6 +73,9 @@ impl Config {
                 Duration::from_secs(60),
             )?,
             path_prefix: prefix,
+            session_cache: src
+                .parse::<u64>("KEEL_ACCOUNTS_SESSION_CACHE_SECS")?
+                .map(Duration::from_secs),
         })
     }
 }

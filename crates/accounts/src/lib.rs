@@ -21,6 +21,7 @@ use keel_platform::{Platform, StartError};
 pub use config::Config;
 pub use schema::MIGRATIONS;
 
+use crate::auth::cache::SessionCache;
 use crate::auth::geo::GeoDb;
 use crate::auth::tokens::TokenKeys;
 use crate::state::{AppState, Inner};
@@ -40,6 +41,11 @@ pub fn app(
     };
     let dummy_hash = dummy_hash()?;
     let base_path = cfg.path_prefix.clone();
+    let cache_ttl = cfg.session_cache.unwrap_or(if platform.db.is_postgres() {
+        std::time::Duration::ZERO
+    } else {
+        std::time::Duration::from_secs(2)
+    });
     let state = AppState::new(Inner {
         platform: platform.clone(),
         secrets: platform.secrets.clone(),
@@ -47,6 +53,7 @@ pub fn app(
         tokens,
         geo,
         dummy_hash,
+        sessions: SessionCache::new(cache_ttl),
     });
     let routes = routes::router(state);
     let routes = if base_path.is_empty() {

@@ -7,6 +7,7 @@ use keel_platform::Platform;
 use keel_platform::crypto::SecretBox;
 use keel_platform::db::Db;
 
+use crate::auth::cache::SessionCache;
 use crate::auth::geo::GeoDb;
 use crate::auth::tokens::TokenKeys;
 use crate::config::Config;
@@ -22,6 +23,7 @@ pub struct Inner {
     pub geo: GeoDb,
     /// Verified against when a login names no user, so both cases cost the same.
     pub dummy_hash: String,
+    pub sessions: SessionCache,
 }
 
 impl AppState {
@@ -41,5 +43,15 @@ impl Deref for AppState {
 impl Inner {
     pub fn db(&self) -> &Db {
         &self.platform.db
+    }
+
+    /// Call after committing any change to the user's row or sessions.
+    pub fn user_changed(&self, user_id: &str) {
+        self.sessions.forget_user(user_id);
+    }
+
+    /// Call after committing a session's revocation.
+    pub fn session_revoked(&self, session_id: &str) {
+        self.sessions.forget_session(session_id);
     }
 }

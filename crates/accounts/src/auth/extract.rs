@@ -2,13 +2,13 @@
 //! and `Client` (address and User-Agent of the caller).
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
 use chrono::Utc;
-use keel_platform::sea_orm::sea_query::{Expr, Query};
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::auth::tokens::TokenError;
@@ -16,9 +16,9 @@ use crate::entity::{session, user};
 use crate::error::Error;
 use crate::state::AppState;
 
-/// The user of a live session. One indexed read, no write.
+/// The user of a live session: at most one indexed read, never a write.
 pub struct Authed {
-    pub user: user::Model,
+    pub user: Arc<user::Model>,
     pub session_id: String,
 }
 
@@ -41,19 +41,10 @@ impl FromRequestParts<AppState> for Authed {
             TokenError::Expired => Error::unauthorized("The access token has expired"),
             TokenError::Invalid => Error::unauthorized("The access token is invalid"),
         })?;
-        let live_session = Query::select()
-            .expr(Expr::val(1))
-            .from(session::Entity)
-            .and_where(session::Column::Id.eq(claims.sid.as_str()))
-            .and_where(session::Column::UserId.eq(claims.sub.as_str()))
-            .and_where(session::Column::RevokedAt.is_null())
-            .and_where(session::Column::ExpireAt.gt(Utc::now()))
-            .to_owned();
-        let user = user::Entity::find_by_id(claims.sub.as_str())
-            .filter(Expr::exists(live_session))
-            .one(state.db().read())
-            .await?
-            .ok_or_else(|| Error::unauthorized("The session has ended"))?;
+        let user = match state.sessions.get(&claims.sid, &claims.sub) {
+            Some(user) => user,
+            None => load(state, &claims.sid, &claims.sub).await?,
+        };
         if user.is_banned {
             return Err(banned());
         }
@@ -62,6 +53,30 @@ impl FromRequestParts<AppState> for Authed {
             session_id: claims.sid,
         })
     }
+}
+
+/// The session (live, of this user) and its user, in one query.
+async fn load(
+    state: &AppState,
+    session_id: &str,
+    user_id: &str,
+) -> Result<Arc<user::Model>, Error> {
+    let epoch = state.sessions.epoch();
+    let found = session::Entity::find_by_id(session_id)
+        .filter(session::Column::UserId.eq(user_id))
+        .filter(session::Column::RevokedAt.is_null())
+        .filter(session::Column::ExpireAt.gt(Utc::now()))
+        .find_also_related(user::Entity)
+        .one(state.db().read())
+        .await?;
+    let Some((s, Some(u))) = found else {
+        return Err(Error::unauthorized("The session has ended"));
+    };
+    let u = Arc::new(u);
+    state
+        .sessions
+        .insert(session_id, u.clone(), s.expire_at, epoch);
+    Ok(u)
 }
 
 pub fn banned() -> Error {

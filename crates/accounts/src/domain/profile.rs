@@ -40,6 +40,7 @@ pub async fn change_password(
         .await?;
     sessions::revoke_all(&txn, &u.id, Some(current_session)).await?;
     txn.commit().await?;
+    state.user_changed(&u.id);
     Ok(())
 }
 
@@ -60,7 +61,10 @@ pub async fn change_username(
         .exec(db.write())
         .await;
     match res {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            state.user_changed(&u.id);
+            Ok(())
+        }
         Err(e) if keel_platform::db::is_unique_violation(&e) => Err(users::username_taken_error()),
         Err(e) => Err(e.into()),
     }

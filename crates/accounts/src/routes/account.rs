@@ -30,7 +30,7 @@ pub struct AccountResponse {
     ))]
 pub async fn get_account(me: Authed) -> Json<AccountResponse> {
     Json(AccountResponse {
-        user: (&me.user).into(),
+        user: me.user.as_ref().into(),
     })
 }
 
@@ -302,6 +302,7 @@ pub async fn revoke_session(
     if !sessions::revoke(state.db().write(), &me.user.id, &id).await? {
         return Err(Error::not_found("Session"));
     }
+    state.session_revoked(&id);
     Ok(Json(CodeError {
         code: "SESSION_REVOKED",
         error: "Session revoked".to_owned(),
@@ -319,6 +320,7 @@ pub async fn revoke_all_sessions(
     me: Authed,
 ) -> Result<Json<CodeError>, Error> {
     sessions::revoke_all(state.db().write(), &me.user.id, None).await?;
+    state.user_changed(&me.user.id);
     Ok(Json(CodeError {
         code: "ALL_SESSIONS_REVOKE",
         error: "All sessions revoked".to_owned(),

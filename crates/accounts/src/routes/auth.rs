@@ -124,6 +124,7 @@ pub async fn refresh(
     ))]
 pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<CodeMessage>, Error> {
     sessions::revoke(state.db().write(), &me.user.id, &me.session_id).await?;
+    state.session_revoked(&me.session_id);
     Ok(CodeMessage::new("LOGGED_OUT", "Logged out"))
 }
 

@@ -130,3 +130,47 @@ async fn a_banned_users_requests_are_403_account_banned() {
         .await;
     assert_eq!((r.status, r.code()), (403, "ACCOUNT_BANNED"));
 }
+
+#[tokio::test]
+async fn a_change_made_outside_keel_is_seen_within_the_session_cache_time() {
+    let api = Api::with(&[("KEEL_ACCOUNTS_SESSION_CACHE_SECS", "1")]).await;
+    let user = api.register("ada").await;
+    api.me(&user.token).await;
+    api.sql(&format!(
+        "UPDATE accounts_users SET is_banned = TRUE WHERE id = '{}'",
+        user.id
+    ))
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let r = api.get("/account", &user.token).await;
+    assert_eq!((r.status, r.code()), (403, "ACCOUNT_BANNED"));
+}
+
+#[tokio::test]
+async fn with_the_session_cache_on_revocations_are_still_immediate() {
+    let api = Api::with(&[("KEEL_ACCOUNTS_SESSION_CACHE_SECS", "60")]).await;
+    let user = api.register("ada").await;
+    api.me(&user.token).await;
+    api.me(&user.token).await;
+    let r = api.post("/auth/logout", Some(&user.token), &[]).await;
+    assert_eq!(r.status, 200);
+    assert_401(&api, &user.token).await;
+    let second = api.login("ada", &user.password, None).await;
+    let token = second.body["accessToken"].as_str().unwrap().to_owned();
+    api.me(&token).await;
+    let r = api
+        .put(
+            "/account/change-username",
+            &token,
+            &[("username", "lovelace")],
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        api.me(&token).await["username"],
+        "lovelace",
+        "changes show at once"
+    );
+    api.delete("/account/sessions", &token).await;
+    assert_401(&api, &token).await;
+}
