@@ -3,6 +3,7 @@
 //! fakes of third-party services speaking their wire protocols.
 #![allow(clippy::expect_used, clippy::panic)]
 
+pub mod apns;
 mod app;
 pub mod db;
 pub mod jwks;
@@ -16,6 +17,7 @@ use std::future::Future;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
+pub use apns::FakeApns;
 pub use app::{TEST_REDIS_VAR, TestApp, TestAppBuilder, redis_url};
 pub use jwks::FakeJwks;
 pub use keel::ServiceName;

@@ -1,0 +1,146 @@
+//! usage-alerts configuration (see docs/usage-alerts.md).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use keel_platform::config::{ConfigError, Source};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+impl Environment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Development => "development",
+            Self::Production => "production",
+        }
+    }
+}
+
+/// Sign in with Apple token verification (production).
+#[derive(Debug, Clone)]
+pub struct AppleConfig {
+    pub jwks_url: String,
+    pub audiences: Vec<String>,
+    pub issuer: String,
+    pub jwks_max_age: Duration,
+}
+
+/// APNs token-based authentication and endpoints.
+#[derive(Debug, Clone)]
+pub struct ApnsConfig {
+    /// `None`: alerts are recorded as not delivered.
+    pub credentials: Option<ApnsCredentials>,
+    pub production_url: String,
+    pub sandbox_url: String,
+    /// Extra trust root (PEM) for the APNs hosts; when set, only it is trusted.
+    pub ca_cert: Option<PathBuf>,
+    pub token_ttl: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApnsCredentials {
+    pub key_path: PathBuf,
+    pub key_id: String,
+    pub team_id: String,
+    pub topic: String,
+    pub watchos_topic: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub environment: Environment,
+    pub apple: AppleConfig,
+    pub apns: ApnsConfig,
+}
+
+impl Config {
+    pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
+        let environment = match src
+            .get("KEEL_USAGE_ALERTS_ENV")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("development") => Environment::Development,
+            Some("production") => Environment::Production,
+            Some(other) => {
+                return Err(ConfigError::invalid(
+                    "KEEL_USAGE_ALERTS_ENV",
+                    format!("expected development or production, got {other:?}"),
+                ));
+            }
+        };
+        let audiences = src.list("KEEL_APPLE_AUDIENCES");
+        if environment == Environment::Production && audiences.is_empty() {
+            return Err(ConfigError::invalid(
+                "KEEL_APPLE_AUDIENCES",
+                "is required in production: the app's bundle identifier(s), comma-separated",
+            ));
+        }
+        Ok(Self {
+            environment,
+            apple: AppleConfig {
+                jwks_url: src
+                    .string_or("KEEL_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys"),
+                audiences,
+                issuer: src.string_or("KEEL_APPLE_ISSUER", "https://appleid.apple.com"),
+                jwks_max_age: src
+                    .secs_or("KEEL_APPLE_JWKS_MAX_AGE_SECS", Duration::from_secs(3600))?,
+            },
+            apns: apns(src)?,
+        })
+    }
+}
+
+fn apns(src: &Source) -> Result<ApnsConfig, ConfigError> {
+    let vars = [
+        "KEEL_APNS_KEY_PATH",
+        "KEEL_APNS_KEY_ID",
+        "KEEL_APNS_TEAM_ID",
+        "KEEL_APNS_TOPIC",
+    ];
+    let set: Vec<&str> = vars
+        .iter()
+        .copied()
+        .filter(|v| src.get(v).is_some())
+        .collect();
+    let credentials = if set.is_empty() {
+        None
+    } else {
+        if let Some(missing) = vars.iter().find(|v| src.get(v).is_none()) {
+            return Err(ConfigError::invalid(
+                missing,
+                "is required when any APNs credential is set (KEEL_APNS_KEY_PATH, KEEL_APNS_KEY_ID, KEEL_APNS_TEAM_ID, KEEL_APNS_TOPIC)",
+            ));
+        }
+        let topic = src.required("KEEL_APNS_TOPIC")?;
+        Some(ApnsCredentials {
+            key_path: PathBuf::from(src.required("KEEL_APNS_KEY_PATH")?),
+            key_id: src.required("KEEL_APNS_KEY_ID")?,
+            team_id: src.required("KEEL_APNS_TEAM_ID")?,
+            watchos_topic: src
+                .string_or("KEEL_APNS_WATCHOS_TOPIC", &format!("{topic}.watchkitapp")),
+            topic,
+        })
+    };
+    let token_ttl = src.secs_or("KEEL_APNS_TOKEN_TTL_SECS", Duration::from_secs(50 * 60))?;
+    if !(Duration::from_secs(20 * 60)..=Duration::from_secs(60 * 60)).contains(&token_ttl) {
+        return Err(ConfigError::invalid(
+            "KEEL_APNS_TOKEN_TTL_SECS",
+            "APNs wants a provider token reused for 20 to 60 minutes",
+        ));
+    }
+    Ok(ApnsConfig {
+        credentials,
+        production_url: src.string_or("KEEL_APNS_URL", "https://api.push.apple.com"),
+        sandbox_url: src.string_or(
+            "KEEL_APNS_SANDBOX_URL",
+            "https://api.sandbox.push.apple.com",
+        ),
+        ca_cert: src.get("KEEL_APNS_CA_CERT").map(PathBuf::from),
+        token_ttl,
+    })
+}

@@ -1,0 +1,104 @@
+use keel_testkit::{ServiceName, TestApp};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+pub struct Api {
+    pub app: TestApp,
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Resp {
+    pub fn error(&self) -> &str {
+        self.body["error"].as_str().unwrap_or_default()
+    }
+}
+
+impl Api {
+    pub async fn start() -> Self {
+        Self::with(&[]).await
+    }
+
+    pub async fn with(env: &[(&str, String)]) -> Self {
+        let mut b = TestApp::builder().service(ServiceName::UsageAlerts);
+        for (k, v) in env {
+            b = b.env(k, v.clone());
+        }
+        Self {
+            app: b.spawn().await,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.app.url(ServiceName::UsageAlerts, path)
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
+        let mut req = self.app.http.request(method, self.url(path));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Resp { status, body, text }
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> Resp {
+        self.call(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> Resp {
+        self.call(Method::POST, path, Some(token), Some(body)).await
+    }
+
+    pub async fn event(&self, token: &str, session: &str, cost: f64) -> Resp {
+        let r = self.post("/event", token, event(session, cost)).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        r
+    }
+
+    pub async fn register(&self, token: &str, device: &str, platform: &str, sandbox: bool) {
+        let r = self
+            .post(
+                "/register",
+                token,
+                json!({"device_token": device, "platform": platform, "sandbox": sandbox}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+}
+
+pub fn event(session: &str, cost: f64) -> Value {
+    json!({
+        "sessionId": session,
+        "timestamp": "2026-11-22T10:00:00.000Z",
+        "model": "claude-sonnet",
+        "inputTokens": 100,
+        "outputTokens": 50,
+        "cacheReadTokens": 10,
+        "cacheWriteTokens": 5,
+        "costUSD": cost,
+    })
+}
+
+/// A distinct, well-formed APNs device token.
+pub fn device(n: u32) -> String {
+    format!("{n:064x}")
+}
