@@ -85,14 +85,26 @@ bench_wrk() {
     END {printf "%.0f %s %s", rps, p50, p99}'
 }
 
-# bench_row BACKEND NAME FLOOR "rps p50 p99"
+# bench_row BACKEND NAME FLOOR "rps p50 p99" [FLOOR_NAME]
 bench_row() {
   local rps p50 p99 ratio
   read -r rps p50 p99 <<<"$4"
   if [ -n "$3" ] && [ "$3" != 0 ]; then
-    ratio=$(awk -v a="$rps" -v b="$3" 'BEGIN {printf "%.0f%%", 100*a/b}')
+    ratio=$(awk -v a="$rps" -v b="$3" -v n="${5:-/healthz}" 'BEGIN {printf "%.0f%% of %s", 100*a/b, n}')
   else
     ratio="(floor)"
   fi
   echo "| $1 | $2 | $rps | $p50 | $p99 | $ratio | $(bench_peak_rss) |"
+}
+
+# The dev-mode user id keel derives from a bearer token.
+bench_dev_user() { echo "dev-$(printf %s "$1" | sha256sum | cut -c1-32)"; }
+
+# bench_sql BACKEND SQL: runs SQL on keel's database.
+bench_sql() {
+  if [ "$1" = postgres ]; then
+    psql -q -h 127.0.0.1 -U postgres -d "$BENCH_PG_DB" -c "$2" >/dev/null
+  else
+    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA busy_timeout=10000"); c.executescript(sys.argv[2]); c.commit()' "$BENCH_DIR/keel.db" "$2"
+  fi
 }
