@@ -39,7 +39,8 @@ pub fn app(
         Some(path) => GeoDb::load(path)?,
         None => GeoDb::empty(),
     };
-    let dummy_hash = dummy_hash()?;
+    let dummy_hash =
+        keel_platform::password::dummy_hash().map_err(|e| StartError::Other(e.to_string()))?;
     let base_path = cfg.path_prefix.clone();
     let cache_ttl = cfg.session_cache.unwrap_or(if platform.db.is_postgres() {
         std::time::Duration::ZERO
@@ -67,17 +68,4 @@ pub fn app(
         routes,
         render: error::render,
     })
-}
-
-/// A hash of a random password, for logins that name no user.
-fn dummy_hash() -> Result<String, StartError> {
-    use argon2::PasswordHasher;
-    use argon2::password_hash::SaltString;
-    use argon2::password_hash::rand_core::OsRng;
-    let salt = SaltString::generate(&mut OsRng);
-    let password = keel_platform::crypto::random_token(16);
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| StartError::Other(e.to_string()))
 }

@@ -18,6 +18,7 @@ pub mod jwks;
 pub mod mail;
 pub mod migrate;
 pub mod outbound;
+pub mod password;
 pub mod schema;
 pub mod telemetry;
 pub mod time;

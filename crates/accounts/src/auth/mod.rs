@@ -5,6 +5,5 @@ pub mod cache;
 pub mod device;
 pub mod extract;
 pub mod geo;
-pub mod password;
 pub mod tokens;
 pub mod totp;

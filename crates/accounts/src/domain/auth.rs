@@ -14,11 +14,11 @@ use super::fields::{Email, Password, Username};
 use super::sessions::{self, TokenPair};
 use super::{two_factor, users};
 use crate::auth::extract::{Client, banned};
-use crate::auth::password;
 use crate::entity::{email_verification, user};
 use crate::error::Error;
 use crate::id::new_id;
 use crate::state::AppState;
+use keel_platform::password;
 
 pub struct Registration {
     pub username: Username,
@@ -41,7 +41,9 @@ pub async fn register(
     if users::email_taken(db.read(), &r.email.key(), None).await? {
         return Err(users::email_taken_error());
     }
-    let hash = password::hash(r.password.into_inner()).await?;
+    let hash = password::hash(r.password.into_inner())
+        .await
+        .map_err(Error::internal)?;
     let now = Utc::now();
     let model = user::ActiveModel {
         id: Set(new_id()),

@@ -5,10 +5,10 @@ use keel_platform::sea_orm::sea_query::Expr;
 
 use super::fields::{Password, Username};
 use super::{sessions, users};
-use crate::auth::password;
 use crate::entity::user;
 use crate::error::Error;
 use crate::state::AppState;
+use keel_platform::password;
 
 /// Changes the password and ends every other session.
 pub async fn change_password(
@@ -32,7 +32,7 @@ pub async fn change_password(
             "must differ from oldPassword",
         ));
     }
-    let hash = password::hash(new).await?;
+    let hash = password::hash(new).await.map_err(Error::internal)?;
     let txn = state.db().begin_write().await?;
     users::update(&u.id)
         .col_expr(user::Column::PasswordHash, Expr::value(hash))

@@ -10,8 +10,6 @@ use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 
-use crate::error::Error;
-
 fn slots() -> &'static Semaphore {
     static SLOTS: OnceLock<Semaphore> = OnceLock::new();
     SLOTS.get_or_init(|| {
@@ -19,17 +17,36 @@ fn slots() -> &'static Semaphore {
     })
 }
 
-pub async fn hash(password: String) -> Result<String, Error> {
-    let _slot = slots().acquire().await.map_err(Error::internal)?;
+/// Why a hash could not be made (never a password's content).
+#[derive(Debug, thiserror::Error)]
+#[error("password hashing failed: {0}")]
+pub struct HashError(String);
+
+pub async fn hash(password: String) -> Result<String, HashError> {
+    let _slot = slots()
+        .acquire()
+        .await
+        .map_err(|e| HashError(e.to_string()))?;
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
             .map(|h| h.to_string())
-            .map_err(Error::internal)
+            .map_err(|e| HashError(e.to_string()))
     })
     .await
-    .map_err(Error::internal)?
+    .map_err(|e| HashError(e.to_string()))?
+}
+
+/// A hash of a random password: verify against it when a login names no
+/// user, so both cases cost the same.
+pub fn dummy_hash() -> Result<String, HashError> {
+    let salt = SaltString::generate(&mut OsRng);
+    let password = crate::crypto::random_token(16);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| HashError(e.to_string()))
 }
 
 /// Whether `password` matches `hash`; a malformed hash never matches.
