@@ -44,4 +44,75 @@ pub enum Command {
         #[arg(value_enum)]
         services: Vec<ServiceName>,
     },
+    /// Administer the svc host site: settings, admins, application passwords, forms.
+    #[command(subcommand)]
+    Svc(SvcCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SvcCommand {
+    /// Site settings (allowed origins, forms allow-list, push switch, App Check, limits).
+    #[command(subcommand)]
+    Settings(SettingsCommand),
+    /// Host-site users.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+    /// Application passwords (HTTP Basic for the admin routes).
+    #[command(subcommand, name = "app-password")]
+    AppPassword(AppPasswordCommand),
+    /// Form definitions.
+    #[command(subcommand)]
+    Form(FormCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SettingsCommand {
+    /// Print the settings as JSON.
+    Show,
+    /// Set one setting; lists are comma-separated. Keys: allowed_origins,
+    /// forms_allowlist, push_enabled, appcheck_project_number,
+    /// appcheck_app_ids, appcheck_debug_tokens, submission_rate_limit,
+    /// payload_limit_bytes.
+    Set {
+        key: String,
+        /// The value (an empty string clears a list).
+        value: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create a user holding svc_manage; prints its login password once.
+    Add {
+        username: String,
+        /// Create the user without svc_manage.
+        #[arg(long)]
+        no_capability: bool,
+        /// Read the login password from standard input instead of generating one.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AppPasswordCommand {
+    /// Create an application password; prints it once (24 characters in groups of four).
+    Add { username: String, name: String },
+    /// Delete an application password.
+    Revoke { username: String, name: String },
+    /// List a user's application passwords (names and dates only).
+    List { username: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FormCommand {
+    /// List the forms as JSON.
+    List,
+    /// Print one form as JSON.
+    Show { id: String },
+    /// Create or replace a form from a JSON file (`-` reads standard input):
+    /// {"id": "12", "title": "...", "fields": [{"id", "label", "type", "required", "choices", "max_length"}]}
+    Put { file: String },
+    /// Delete a form and its submissions.
+    Remove { id: String },
 }

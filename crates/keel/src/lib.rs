@@ -3,6 +3,7 @@
 
 pub mod cli;
 mod services;
+pub mod svc_cli;
 
 use std::net::SocketAddr;
 

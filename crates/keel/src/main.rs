@@ -50,6 +50,10 @@ async fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Command::Svc(cmd) => {
+            println!("{}", keel::svc_cli::run(&src, cmd).await?);
+            Ok(())
+        }
     }
 }
 

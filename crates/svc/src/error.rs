@@ -18,6 +18,8 @@ pub enum Error {
         message: String,
         /// Extra members of `data`, besides `status`.
         data: Map<String, Value>,
+        /// Seconds, sent as `Retry-After` (429).
+        retry_after: Option<u64>,
     },
     /// Logged in full, answered as a bare 500.
     #[error("internal error: {0}")]
@@ -31,7 +33,18 @@ impl Error {
             code,
             message: message.into(),
             data: Map::new(),
+            retry_after: None,
         }
+    }
+
+    /// Adds `Retry-After` (and `data.retry_after`).
+    #[must_use]
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        let secs = secs.max(1);
+        if let Self::Api { retry_after, .. } = &mut self {
+            *retry_after = Some(secs);
+        }
+        self.with("retry_after", secs)
     }
 
     /// Adds a member to `data`.
@@ -76,13 +89,14 @@ impl From<DbErr> for Error {
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        let (status, code, message, mut data) = match self {
+        let (status, code, message, mut data, retry_after) = match self {
             Self::Api {
                 status,
                 code,
                 message,
                 data,
-            } => (status, code, message, data),
+                retry_after,
+            } => (status, code, message, data, retry_after),
             Self::Internal(detail) => {
                 tracing::error!(error = %detail, "internal error");
                 (
@@ -90,6 +104,7 @@ impl IntoResponse for Error {
                     "internal_server_error",
                     "Internal server error".to_owned(),
                     Map::new(),
+                    None,
                 )
             }
         };
@@ -99,7 +114,14 @@ impl IntoResponse for Error {
             message,
             data,
         };
-        (status, Json(body)).into_response()
+        let mut resp = (status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            resp.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(secs),
+            );
+        }
+        resp
     }
 }
 

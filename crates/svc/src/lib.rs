@@ -1,59 +1,67 @@
-//! svc: the `svc/v1` REST namespace: form submission and push APIs (seed 002).
+//! svc: the `svc/v1` REST namespace: the host site (settings, admins, App
+//! Check), the form API, and the push API (seed 002). See docs/svc.md.
 
+pub mod admin;
+pub mod appcheck;
+pub mod auth;
+pub mod config;
+pub mod cors;
+pub mod csv_export;
+pub mod entity;
 pub mod error;
+pub mod forms;
+pub mod hooks;
+mod routes;
+mod schema;
+pub mod settings;
+pub mod site;
+pub mod state;
 
-use keel_platform::Platform;
-use keel_platform::config::{ConfigError, Source};
+use jsonwebtoken::Algorithm;
 use keel_platform::http::ServiceApp;
 use keel_platform::jobs::JobRegistry;
-use keel_platform::migrate::MigrationSet;
+use keel_platform::jwks::{JwksConfig, JwksVerifier};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
+use keel_platform::{Platform, StartError};
+
+pub use config::{Config, NAMESPACE};
+pub use schema::MIGRATIONS;
+
+use crate::appcheck::AppCheck;
+use crate::settings::SettingsStore;
+use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "svc";
-pub const NAMESPACE: &str = "/svc/v1";
-
-pub static MIGRATIONS: MigrationSet = MigrationSet {
-    component: "svc",
-    migrations: &[],
-};
-
-/// The service's own configuration.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// The host site's REST root, prepended to `/svc/v1` (default empty).
-    pub rest_root: String,
-}
-
-impl Config {
-    pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let root = src.string_or("KEEL_SVC_REST_ROOT", "");
-        let root = root.trim_end_matches('/');
-        if !root.is_empty() && !root.starts_with('/') {
-            return Err(ConfigError::invalid(
-                "KEEL_SVC_REST_ROOT",
-                "must start with / (e.g. /wp-json)",
-            ));
-        }
-        Ok(Self {
-            rest_root: root.to_owned(),
-        })
-    }
-
-    pub fn base_path(&self) -> String {
-        format!("{}{NAMESPACE}", self.rest_root)
-    }
-}
 
 /// Builds the service.
 pub fn app(
-    _platform: &Platform,
+    platform: &Platform,
     cfg: Config,
     _jobs: &mut JobRegistry,
-) -> Result<ServiceApp, keel_platform::StartError> {
+) -> Result<ServiceApp, StartError> {
+    let verifier = JwksVerifier::new(
+        platform.http.clone(),
+        JwksConfig {
+            url: cfg.appcheck_jwks_url.clone(),
+            algorithms: vec![Algorithm::RS256],
+            max_age: cfg.appcheck_jwks_max_age,
+            refetch_cooldown: platform.config.outbound.jwks_refetch_cooldown,
+        },
+    );
+    let base_path = cfg.base_path();
+    let state = AppState::new(Inner {
+        platform: platform.clone(),
+        db: platform.db.clone(),
+        settings: SettingsStore::new(platform.db.clone()),
+        appcheck: AppCheck::new(verifier),
+        dummy_hash: keel_platform::password::dummy_hash()
+            .map_err(|e| StartError::Other(e.to_string()))?,
+        cfg,
+    });
     Ok(ServiceApp {
         name: NAME,
-        base_path: cfg.base_path(),
-        routes: OpenApiRouter::new(),
+        routes: OpenApiRouter::new().nest(&base_path, routes::router(state)),
+        base_path,
         render: error::render,
     })
 }

@@ -5,5 +5,6 @@
 mod cli;
 mod process;
 mod services;
+mod svc_cli;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

@@ -1,0 +1,143 @@
+//! Admin authentication, as the host site does it: an application password
+//! over HTTP Basic, or the session cookie plus its nonce (`X-Svc-Nonce`) on
+//! every state-changing request. Then the capability `svc_manage`.
+
+use std::marker::PhantomData;
+
+use axum::extract::FromRequestParts;
+use axum::http::header::{AUTHORIZATION, COOKIE};
+use axum::http::request::Parts;
+use axum::http::{Method, StatusCode};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use keel_platform::crypto::constant_time_eq;
+
+use crate::admin::{self, CAPABILITY, has_capability};
+use crate::entity::user;
+use crate::error::Error;
+use crate::state::AppState;
+
+pub const COOKIE_NAME: &str = "svc_session";
+pub const NONCE_HEADER: &str = "x-svc-nonce";
+
+/// The error code a route answers when the caller lacks the capability.
+pub trait Forbidden: Send + Sync + 'static {
+    const CODE: &'static str;
+}
+
+/// Site administration (settings, forms, submissions).
+pub struct Site;
+impl Forbidden for Site {
+    const CODE: &'static str = "rest_forbidden";
+}
+
+/// The push module's admin routes.
+pub struct Push;
+impl Forbidden for Push {
+    const CODE: &'static str = "svc_push_forbidden";
+}
+
+/// An authenticated user holding `svc_manage`.
+pub struct Admin<F: Forbidden = Site> {
+    pub user: user::Model,
+    _code: PhantomData<F>,
+}
+
+fn not_logged_in() -> Error {
+    Error::api(
+        StatusCode::UNAUTHORIZED,
+        "rest_not_logged_in",
+        "You are not currently logged in.",
+    )
+}
+
+fn bad_app_password() -> Error {
+    Error::api(
+        StatusCode::UNAUTHORIZED,
+        "incorrect_password",
+        "The provided password is an invalid application password.",
+    )
+}
+
+pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+fn basic(parts: &Parts) -> Option<Result<(String, String), Error>> {
+    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = STANDARD
+        .decode(rest.trim())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    Some(
+        decoded
+            .and_then(|d| d.split_once(':').map(|(u, p)| (u.to_owned(), p.to_owned())))
+            .ok_or_else(bad_app_password),
+    )
+}
+
+fn changes_state(m: &Method) -> bool {
+    !matches!(*m, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// The authenticated user (any capability), or 401.
+pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model, Error> {
+    if let Some(creds) = basic(parts) {
+        let (username, password) = creds?;
+        return admin::check_app_password(&state.db, &username, &password)
+            .await?
+            .ok_or_else(bad_app_password);
+    }
+    let Some(token) = cookie(parts, COOKIE_NAME) else {
+        return Err(not_logged_in());
+    };
+    let (session, u) = admin::find_session(&state.db, token)
+        .await?
+        .ok_or_else(not_logged_in)?;
+    if changes_state(&parts.method) {
+        let given = parts
+            .headers
+            .get(NONCE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
+            return Err(Error::api(
+                StatusCode::FORBIDDEN,
+                "rest_cookie_invalid_nonce",
+                "Cookie check failed",
+            ));
+        }
+    }
+    Ok(u)
+}
+
+impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let user = authenticate(parts, state).await?;
+        if !has_capability(&user, CAPABILITY) {
+            return Err(Error::api(
+                StatusCode::FORBIDDEN,
+                F::CODE,
+                "Sorry, you are not allowed to do that.",
+            ));
+        }
+        Ok(Self {
+            user,
+            _code: PhantomData,
+        })
+    }
+}

@@ -1,0 +1,119 @@
+use keel_svc::settings::SettingsPatch;
+use serde_json::json;
+
+use crate::helpers::{APP_ID, FORM, Svc, good};
+
+#[tokio::test]
+async fn a_valid_token_submits_and_the_submission_is_stored() {
+    let svc = Svc::start().await;
+    let r = svc.submit(Some(&svc.token()), good()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["success"], true);
+    assert!(r.body["id"].as_i64().unwrap() > 0);
+    assert_eq!(svc.stored().await, 1);
+}
+
+#[tokio::test]
+async fn the_legacy_body_field_carries_the_token_too() {
+    let svc = Svc::start().await;
+    let mut body = good();
+    body["app_check_token"] = json!(svc.token());
+    let r = svc.submit(None, body).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+#[tokio::test]
+async fn bad_tokens_are_403_appcheck_failed_and_nothing_is_stored() {
+    let svc = Svc::start().await;
+    let now = chrono::Utc::now().timestamp();
+    let cases = [
+        ("missing", None),
+        ("malformed", Some("not-a-token".to_owned())),
+        ("expired", Some(svc.token_with(|c| c["exp"] = json!(now - 3600)))),
+        ("wrong issuer", Some(svc.token_with(|c| c["iss"] = json!("https://firebaseappcheck.googleapis.com/999")))),
+        ("wrong audience", Some(svc.token_with(|c| c["aud"] = json!(["projects/999"])))),
+        ("wrong app id", Some(svc.token_with(|c| c["sub"] = json!("1:123456789:android:other")))),
+        ("unpublished kid", Some(svc.jwks.sign("k3", &json!({"iss": format!("https://firebaseappcheck.googleapis.com/{}", crate::helpers::PROJECT), "aud": [format!("projects/{}", crate::helpers::PROJECT)], "sub": APP_ID, "exp": now + 600})))),
+        ("alg none", Some(svc.jwks.sign_none("k1", &json!({"sub": APP_ID, "exp": now + 600})))),
+        ("HS256 with the public key", Some(svc.jwks.sign_hs256_with_public_key("k1", &json!({"sub": APP_ID, "exp": now + 600})))),
+    ];
+    for (what, token) in cases {
+        // A bad body too: the token is judged first.
+        let r = svc
+            .submit(token.as_deref(), json!({"fields": "nope"}))
+            .await;
+        assert_eq!(
+            (r.status, r.code()),
+            (403, "appcheck_failed"),
+            "{what}: {}",
+            r.text
+        );
+        assert_eq!(r.body["data"]["status"], 403);
+        let r = svc.fields(FORM, token.as_deref()).await;
+        assert_eq!(r.status, 403, "{what} (fields)");
+    }
+    assert_eq!(svc.stored().await, 0);
+}
+
+#[tokio::test]
+async fn an_unknown_kid_refetches_the_keys() {
+    let svc = Svc::start().await;
+    assert_eq!(svc.submit(Some(&svc.token()), good()).await.status, 200);
+    svc.jwks.publish(&["k1", "k2"]);
+    let now = chrono::Utc::now().timestamp();
+    let claims = json!({"iss": format!("https://firebaseappcheck.googleapis.com/{}", crate::helpers::PROJECT), "aud": [format!("projects/{}", crate::helpers::PROJECT)], "sub": APP_ID, "exp": now + 600});
+    let r = svc
+        .submit(Some(&svc.jwks.sign("k2", &claims)), good())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+#[tokio::test]
+async fn a_configured_debug_token_is_accepted_as_it_is() {
+    let svc = Svc::start().await;
+    svc.settings(SettingsPatch {
+        appcheck_debug_tokens: Some(vec!["simulator-debug-token".into()]),
+        ..Default::default()
+    })
+    .await;
+    let r = svc.submit(Some("simulator-debug-token"), good()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        svc.submit(Some("other-debug-token"), good()).await.status,
+        403
+    );
+}
+
+#[tokio::test]
+async fn a_verified_token_fires_the_hook_and_is_audited_without_the_raw_token() {
+    let mut events = keel_svc::hooks::subscribe();
+    let svc = Svc::start().await;
+    let token = svc.token();
+    svc.submit(Some(&token), good()).await;
+    let event = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            let e = events.recv().await.unwrap();
+            if e.token == token {
+                return e;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        (event.app_id.as_str(), event.form_id.as_str()),
+        (APP_ID, FORM)
+    );
+    use keel_platform::sea_orm::EntityTrait;
+    let rows = keel_svc::entity::audit::Entity::find()
+        .all(svc.app.platform().db.read())
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].event, "svc_forms_appcheck_verified");
+    assert_eq!(
+        rows[0].token_hash,
+        keel_platform::crypto::sha256_hex(token.as_bytes())
+    );
+    assert!(!rows[0].token_hash.contains(&token));
+}

@@ -1,0 +1,188 @@
+use keel_svc::settings::{SettingsPatch, SettingsStore};
+use keel_testkit::{FakeJwks, ServiceName, TestApp};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+pub const PROJECT: &str = "123456789";
+pub const APP_ID: &str = "1:123456789:ios:abcdef";
+pub const FORM: &str = "12:3";
+
+pub struct Svc {
+    pub app: TestApp,
+    pub jwks: FakeJwks,
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub body: Value,
+    pub text: String,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Resp {
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or_default()
+    }
+}
+
+pub async fn finish(r: reqwest::Response) -> Resp {
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap();
+    Resp {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+        text,
+        headers,
+    }
+}
+
+pub fn contact_form() -> Value {
+    json!({
+        "id": FORM,
+        "title": "Contact",
+        "fields": [
+            {"id": "name", "label": "Name", "type": "text", "required": true, "max_length": 50},
+            {"id": "email", "label": "Email", "type": "email", "required": true},
+            {"id": "topic", "label": "Topic", "type": "select", "choices": ["sales", "support"]},
+            {"id": "note", "label": "Note", "type": "textarea"}
+        ]
+    })
+}
+
+impl Svc {
+    /// svc with App Check configured, the contact form allow-listed.
+    pub async fn start() -> Self {
+        Self::with(&[]).await
+    }
+
+    pub async fn with(env: &[(&str, String)]) -> Self {
+        let jwks = FakeJwks::start().await;
+        let mut b = TestApp::builder()
+            .service(ServiceName::Svc)
+            .env("KEEL_APPCHECK_JWKS_URL", jwks.url());
+        for (k, v) in env {
+            b = b.env(k, v.clone());
+        }
+        let app = b.spawn().await;
+        let svc = Self { app, jwks };
+        svc.configure(SettingsPatch {
+            appcheck_project_number: Some(PROJECT.into()),
+            appcheck_app_ids: Some(vec![APP_ID.into()]),
+            forms_allowlist: Some(vec![FORM.into()]),
+            ..Default::default()
+        })
+        .await;
+        let def = serde_json::from_value(contact_form()).unwrap();
+        keel_svc::site::put_form(&svc.app.platform().db, &def)
+            .await
+            .unwrap();
+        svc
+    }
+
+    /// Changes settings straight in the database (as the CLI would).
+    pub async fn configure(&self, patch: SettingsPatch) {
+        SettingsStore::new(self.app.platform().db.clone())
+            .update(patch)
+            .await
+            .unwrap();
+    }
+
+    /// The same, then waits out the app's one-second settings cache.
+    pub async fn settings(&self, patch: SettingsPatch) {
+        self.configure(patch).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.app.url(ServiceName::Svc, path)
+    }
+
+    pub fn token(&self) -> String {
+        self.token_with(|_| {})
+    }
+
+    pub fn token_with(&self, edit: impl FnOnce(&mut Value)) -> String {
+        let now = chrono::Utc::now().timestamp();
+        let mut claims = json!({
+            "iss": format!("https://firebaseappcheck.googleapis.com/{PROJECT}"),
+            "aud": [format!("projects/{PROJECT}"), "projects/my-project"],
+            "sub": APP_ID,
+            "iat": now,
+            "exp": now + 3600,
+        });
+        edit(&mut claims);
+        self.jwks.sign("k1", &claims)
+    }
+
+    pub async fn submit(&self, token: Option<&str>, body: Value) -> Resp {
+        self.submit_to(FORM, token, body).await
+    }
+
+    pub async fn submit_to(&self, form: &str, token: Option<&str>, body: Value) -> Resp {
+        let mut req = self
+            .app
+            .http
+            .post(self.url(&format!("/submit/{form}")))
+            .json(&body);
+        if let Some(t) = token {
+            req = req.header("X-Vendor-AppCheck", t);
+        }
+        finish(req.send().await.unwrap()).await
+    }
+
+    pub async fn fields(&self, form: &str, token: Option<&str>) -> Resp {
+        let mut req = self
+            .app
+            .http
+            .get(self.url(&format!("/forms/{form}/fields")));
+        if let Some(t) = token {
+            req = req.header("X-Vendor-AppCheck", t);
+        }
+        finish(req.send().await.unwrap()).await
+    }
+
+    /// An admin (svc_manage) and its application password.
+    pub async fn admin(&self, username: &str) -> (String, String) {
+        let db = &self.app.platform().db;
+        let (_, login) =
+            keel_svc::admin::add_user(db, username, Some("login-password-1".into()), true)
+                .await
+                .unwrap();
+        let app_password = keel_svc::admin::add_app_password(db, username, "tests")
+            .await
+            .unwrap();
+        (login, app_password)
+    }
+
+    pub async fn admin_call(
+        &self,
+        method: Method,
+        path: &str,
+        auth: (&str, &str),
+        body: Option<Value>,
+    ) -> Resp {
+        let mut req = self
+            .app
+            .http
+            .request(method, self.url(path))
+            .basic_auth(auth.0, Some(auth.1));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        finish(req.send().await.unwrap()).await
+    }
+
+    pub async fn stored(&self) -> u64 {
+        use keel_platform::sea_orm::{EntityTrait, PaginatorTrait};
+        keel_svc::entity::submission::Entity::find()
+            .count(self.app.platform().db.read())
+            .await
+            .unwrap()
+    }
+}
+
+pub fn good() -> Value {
+    json!({"fields": {"name": "Ada", "email": "ada@example.com", "topic": "support", "note": "hi"}})
+}

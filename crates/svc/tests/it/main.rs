@@ -1,0 +1,9 @@
+//! svc over real HTTP, on SQLite or PostgreSQL (`KEEL_TEST_DATABASE_URL`).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod helpers;
+
+mod admin;
+mod appcheck;
+mod cors;
+mod submit;
