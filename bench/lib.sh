@@ -40,6 +40,7 @@ bench_start_keel() { # backend
     KEEL_CHANNEL_API_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 4))" \
     KEEL_SVC_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 5))" \
     KEEL_METRICS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 9))" \
+    KEEL_APPCHECK_JWKS_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 20))/jwks.json" \
     "${db_env[@]}" ${BENCH_KEEL_ENV:-} \
     "$KEEL_BIN" serve >"$BENCH_DIR/stdout" 2>"$BENCH_DIR/stderr" &
   KEEL_PID=$!
@@ -52,7 +53,16 @@ bench_start_keel() { # backend
   keel_fail "keel did not start"
 }
 
+# Runs the keel CLI against the running keel's database.
+bench_keel_cli() {
+  local db_env=()
+  [ -n "${BENCH_PG_DB:-}" ] && db_env=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$BENCH_PG_DB?sslmode=disable")
+  env -i PATH="$PATH" HOME="$HOME" RUST_LOG=error KEEL_DATA_DIR="$BENCH_DIR" "${db_env[@]}" "$KEEL_BIN" "$@"
+}
+
 bench_stop_keel() {
+  [ -n "${BENCH_AUX_PID:-}" ] && kill "$BENCH_AUX_PID" 2>/dev/null
+  BENCH_AUX_PID=""
   [ -n "$KEEL_PID" ] || return 0
   kill -TERM "$KEEL_PID" 2>/dev/null || true
   wait "$KEEL_PID" 2>/dev/null || true

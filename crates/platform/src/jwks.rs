@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, TokenData, Validation, decode, decode_header};
 use serde::de::DeserializeOwned;
+use sha2::Digest;
 use tokio::sync::{Mutex, RwLock};
 
 use crate::outbound::HttpClient;
@@ -49,11 +50,26 @@ struct KeyCache {
     ttl: Duration,
 }
 
+/// A token whose signature and claims passed, remembered so that the same
+/// token presented again (clients reuse theirs until they expire) costs no
+/// signature check: RSA verification is by far the most expensive step.
+struct Verified {
+    fingerprint: u64,
+    claims: serde_json::Value,
+    exp: Option<i64>,
+    kid: String,
+    at: Instant,
+}
+
+const VERIFIED_TTL: Duration = Duration::from_secs(300);
+const VERIFIED_CAPACITY: usize = 50_000;
+
 pub struct JwksVerifier {
     http: HttpClient,
     cfg: JwksConfig,
     cache: RwLock<KeyCache>,
     fetching: Mutex<()>,
+    verified: std::sync::Mutex<HashMap<[u8; 32], Verified>>,
 }
 
 impl JwksVerifier {
@@ -63,7 +79,58 @@ impl JwksVerifier {
             cfg,
             cache: RwLock::new(KeyCache::default()),
             fetching: Mutex::new(()),
+            verified: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Verified>> {
+        self.verified
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The claims of `token` if it passed the same validation recently, is
+    /// not expired, and its key is still published.
+    async fn remembered(
+        &self,
+        digest: &[u8; 32],
+        fingerprint: u64,
+        leeway: u64,
+    ) -> Option<serde_json::Value> {
+        let (claims, kid) = {
+            let map = self.verified();
+            let v = map.get(digest)?;
+            let now = chrono::Utc::now().timestamp();
+            let live = v
+                .exp
+                .is_none_or(|exp| exp + i64::try_from(leeway).unwrap_or(0) > now);
+            if v.fingerprint != fingerprint || v.at.elapsed() >= VERIFIED_TTL || !live {
+                return None;
+            }
+            (v.claims.clone(), v.kid.clone())
+        };
+        let cache = self.cache.read().await;
+        (is_fresh(&cache) && cache.keys.contains_key(&kid)).then_some(claims)
+    }
+
+    fn remember(&self, digest: [u8; 32], fingerprint: u64, claims: &serde_json::Value, kid: &str) {
+        let mut map = self.verified();
+        if map.len() >= VERIFIED_CAPACITY {
+            map.retain(|_, v| v.at.elapsed() < VERIFIED_TTL);
+            if map.len() >= VERIFIED_CAPACITY {
+                map.clear();
+            }
+        }
+        map.insert(
+            digest,
+            Verified {
+                fingerprint,
+                exp: claims.get("exp").and_then(serde_json::Value::as_i64),
+                claims: claims.clone(),
+                kid: kid.to_owned(),
+                at: Instant::now(),
+            },
+        );
     }
 
     /// Verifies signature and claims; `validation.algorithms` is replaced
@@ -77,16 +144,34 @@ impl JwksVerifier {
         if !self.cfg.algorithms.contains(&header.alg) {
             return Err(JwtError::AlgorithmNotAllowed);
         }
-        let kid = header.kid.ok_or(JwtError::MissingKid)?;
+        let kid = header.kid.clone().ok_or(JwtError::MissingKid)?;
+        let digest: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        let fingerprint = fingerprint(validation);
+        if let Some(claims) = self
+            .remembered(&digest, fingerprint, validation.leeway)
+            .await
+        {
+            let claims =
+                serde_json::from_value(claims).map_err(|e| JwtError::Invalid(e.to_string()))?;
+            return Ok(TokenData { header, claims });
+        }
         let (alg, key) = self.key(&kid).await?;
         if alg != header.alg {
             return Err(JwtError::AlgorithmNotAllowed);
         }
         let mut validation = validation.clone();
         validation.algorithms = vec![alg];
-        decode::<C>(token, &key, &validation).map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => JwtError::Expired,
-            other => JwtError::Invalid(format!("{other:?}")),
+        let data =
+            decode::<serde_json::Value>(token, &key, &validation).map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => JwtError::Expired,
+                other => JwtError::Invalid(format!("{other:?}")),
+            })?;
+        self.remember(digest, fingerprint, &data.claims, &kid);
+        let claims =
+            serde_json::from_value(data.claims).map_err(|e| JwtError::Invalid(e.to_string()))?;
+        Ok(TokenData {
+            header: data.header,
+            claims,
         })
     }
 
@@ -117,6 +202,8 @@ impl JwksVerifier {
             Ok(fresh) => {
                 let found = fresh.keys.get(kid).cloned();
                 *self.cache.write().await = fresh;
+                // Keys may have been withdrawn: re-check every token.
+                self.verified().clear();
                 found.ok_or(JwtError::UnknownKid)
             }
             // Keys we had are better than none while the endpoint is down.
@@ -162,6 +249,31 @@ impl JwksVerifier {
             ttl,
         })
     }
+}
+
+/// What the validation demands, order-independent.
+fn fingerprint(v: &Validation) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let sorted = |set: &Option<std::collections::HashSet<String>>| {
+        let mut items: Vec<&String> = set.iter().flatten().collect();
+        items.sort();
+        items.into_iter().cloned().collect::<Vec<_>>()
+    };
+    let mut required: Vec<&String> = v.required_spec_claims.iter().collect();
+    required.sort();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        sorted(&v.iss),
+        sorted(&v.aud),
+        required,
+        v.sub.clone(),
+        v.leeway,
+        v.validate_exp,
+        v.validate_nbf,
+        v.validate_aud,
+    )
+        .hash(&mut h);
+    h.finish()
 }
 
 fn is_fresh(cache: &KeyCache) -> bool {

@@ -8,6 +8,7 @@
 //! - [`outbound`], [`jwks`]: outbound HTTP and JWKS-backed JWT verification
 //! - [`telemetry`]: logs and metrics
 
+pub mod batch;
 pub mod cache;
 pub mod config;
 pub mod crypto;

@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use chrono::Utc;
+use keel_platform::batch::Batcher;
 use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::{EntityTrait, Set};
@@ -32,21 +33,38 @@ pub fn subscribe() -> broadcast::Receiver<AppCheckVerified> {
     bus().subscribe()
 }
 
-/// Records and delivers the event.
-pub async fn appcheck_verified(
-    db: &Db,
-    event: AppCheckVerified,
-) -> Result<(), keel_platform::sea_orm::DbErr> {
-    audit::Entity::insert(audit::ActiveModel {
-        event: Set(APPCHECK_VERIFIED.to_owned()),
-        app_id: Set(event.app_id.clone()),
-        form_id: Set(Some(event.form_id.clone())),
-        token_hash: Set(sha256_hex(event.token.as_bytes())),
-        created_at: Set(Utc::now()),
-        ..Default::default()
+/// Writes audit rows in batches (group commit).
+pub type AuditWriter = Batcher<AppCheckVerified, ()>;
+
+pub fn audit_writer(db: Db) -> AuditWriter {
+    Batcher::start(256, move |events: Vec<AppCheckVerified>| {
+        let db = db.clone();
+        async move {
+            let n = events.len();
+            let now = Utc::now();
+            let rows = events.into_iter().map(|e| audit::ActiveModel {
+                event: Set(APPCHECK_VERIFIED.to_owned()),
+                app_id: Set(e.app_id),
+                form_id: Set(Some(e.form_id)),
+                token_hash: Set(sha256_hex(e.token.as_bytes())),
+                created_at: Set(now),
+                ..Default::default()
+            });
+            audit::Entity::insert_many(rows)
+                .exec_without_returning(db.write())
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(vec![(); n])
+        }
     })
-    .exec_without_returning(db.write())
-    .await?;
+}
+
+/// Records the event (committed before this returns) and delivers it.
+pub async fn appcheck_verified(
+    writer: &AuditWriter,
+    event: AppCheckVerified,
+) -> Result<(), String> {
+    writer.submit(event.clone()).await?;
     // No subscriber is fine.
     let _ = bus().send(event);
     Ok(())

@@ -33,6 +33,19 @@ use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "svc";
 
+fn submission_writer(
+    db: keel_platform::db::Db,
+) -> keel_platform::batch::Batcher<site::NewSubmission, i64> {
+    keel_platform::batch::Batcher::start(256, move |items: Vec<site::NewSubmission>| {
+        let db = db.clone();
+        async move {
+            site::store_submissions(&db, items)
+                .await
+                .map_err(|e| e.to_string())
+        }
+    })
+}
+
 /// Builds the service.
 pub fn app(
     platform: &Platform,
@@ -56,6 +69,9 @@ pub fn app(
         appcheck: AppCheck::new(verifier),
         dummy_hash: keel_platform::password::dummy_hash()
             .map_err(|e| StartError::Other(e.to_string()))?,
+        audit: hooks::audit_writer(platform.db.clone()),
+        submissions: submission_writer(platform.db.clone()),
+        forms: site::FormCache::new(platform.db.clone()),
         cfg,
     });
     Ok(ServiceApp {

@@ -201,10 +201,10 @@ impl SettingsPatch {
             rows.push(("appcheck_debug_tokens", Value::from(hashes)));
         }
         if let Some(n) = self.submission_rate_limit {
-            if !(1..=100_000).contains(&n) {
+            if !(1..=100_000_000).contains(&n) {
                 return Err(invalid(
                     "submission_rate_limit",
-                    "must be between 1 and 100000",
+                    "must be between 1 and 100000000",
                 ));
             }
             rows.push(("submission_rate_limit", Value::from(n)));

@@ -80,22 +80,38 @@ pub async fn delete_form(db: &Db, id: &str) -> Result<bool, Error> {
     Ok(res.rows_affected > 0)
 }
 
-pub async fn store_submission(
-    db: &Db,
-    form_id: &str,
-    values: &Values,
-    app_id: &str,
-) -> Result<i64, Error> {
-    let res = submission::Entity::insert(submission::ActiveModel {
-        form_id: Set(form_id.to_owned()),
-        field_values: Set(serde_json::Value::Object(values.clone()).to_string()),
-        app_id: Set(app_id.to_owned()),
-        created_at: Set(Utc::now()),
+/// A submission to store.
+#[derive(Debug, Clone)]
+pub struct NewSubmission {
+    pub form_id: String,
+    pub values: Values,
+    pub app_id: String,
+}
+
+/// Stores submissions in one statement; their ids, in order.
+pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec<i64>, Error> {
+    let n = items.len();
+    let now = Utc::now();
+    let rows = items.into_iter().map(|s| submission::ActiveModel {
+        form_id: Set(s.form_id),
+        field_values: Set(serde_json::Value::Object(s.values).to_string()),
+        app_id: Set(s.app_id),
+        created_at: Set(now),
         ..Default::default()
-    })
-    .exec(db.write())
-    .await?;
-    Ok(res.last_insert_id)
+    });
+    let inserted = submission::Entity::insert_many(rows)
+        .exec_with_returning(db.write())
+        .await?;
+    // Ids are drawn in VALUES order; RETURNING's own order is not promised.
+    let mut ids: Vec<i64> = inserted.into_iter().map(|r| r.id).collect();
+    ids.sort_unstable();
+    if ids.len() != n {
+        return Err(Error::Internal(format!(
+            "stored {} of {n} submissions",
+            ids.len()
+        )));
+    }
+    Ok(ids)
 }
 
 /// A page of submissions, newest first, and the total.
@@ -130,4 +146,53 @@ pub async fn submissions_after(
         .limit(limit)
         .all(db.read())
         .await?)
+}
+
+type FormEntries = std::collections::HashMap<String, (Option<FormDef>, std::time::Instant)>;
+
+/// Form definitions read through a one-second cache (like the settings);
+/// the process's own changes clear it at once.
+#[derive(Clone)]
+pub struct FormCache {
+    db: Db,
+    entries: std::sync::Arc<std::sync::RwLock<FormEntries>>,
+}
+
+impl FormCache {
+    pub fn new(db: Db) -> Self {
+        Self {
+            db,
+            entries: std::sync::Arc::default(),
+        }
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<FormDef>, Error> {
+        let hit = self
+            .entries
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .filter(|(_, at)| at.elapsed() < std::time::Duration::from_secs(1))
+            .map(|(def, _)| def.clone());
+        if let Some(def) = hit {
+            return Ok(def);
+        }
+        let def = get_form(&self.db, id).await?;
+        let mut entries = self
+            .entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if entries.len() > 10_000 {
+            entries.clear();
+        }
+        entries.insert(id.to_owned(), (def.clone(), std::time::Instant::now()));
+        Ok(def)
+    }
+
+    pub fn forget(&self) {
+        self.entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
 }

@@ -5,9 +5,13 @@ use std::sync::Arc;
 use keel_platform::Platform;
 use keel_platform::db::Db;
 
+use keel_platform::batch::Batcher;
+
 use crate::appcheck::AppCheck;
 use crate::config::Config;
+use crate::hooks::AuditWriter;
 use crate::settings::SettingsStore;
+use crate::site::{FormCache, NewSubmission};
 
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
@@ -20,6 +24,9 @@ pub struct Inner {
     pub appcheck: AppCheck,
     /// Login password hash for unknown users (equal cost).
     pub dummy_hash: String,
+    pub audit: AuditWriter,
+    pub submissions: Batcher<NewSubmission, i64>,
+    pub forms: FormCache,
 }
 
 impl AppState {

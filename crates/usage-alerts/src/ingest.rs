@@ -14,13 +14,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
 use keel_platform::jobs;
 use keel_platform::sea_orm::sea_query::{Alias, Expr, OnConflict};
 use keel_platform::sea_orm::{
     ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, ExprTrait, QueryFilter, Set,
 };
-use tokio::sync::{mpsc, oneshot};
 
 use crate::entity::{alert, daily_total, day_session, delivery, device, event, preferences};
 use crate::error::Error;
@@ -53,61 +53,30 @@ impl NewEvent {
     }
 }
 
-type Reply = oneshot::Sender<Result<f64, String>>;
-
 /// The handle requests submit events through.
 #[derive(Clone)]
 pub struct Ingestor {
-    tx: mpsc::Sender<(NewEvent, Reply)>,
+    batcher: Batcher<NewEvent, f64>,
 }
 
 impl Ingestor {
     /// Starts the writer task; it stops when every handle is gone.
     pub fn start(db: Db) -> Self {
-        let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
-        tokio::spawn(run(db, rx));
-        Self { tx }
+        let batcher = Batcher::start(MAX_BATCH, move |events: Vec<NewEvent>| {
+            let db = db.clone();
+            async move {
+                write_batch(&db, &events, Utc::now())
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+        });
+        Self { batcher }
     }
 
     /// Stores the event; answers the user's cost for the current UTC day,
     /// this event included, once it is committed.
     pub async fn submit(&self, event: NewEvent) -> Result<f64, Error> {
-        let (reply, answer) = oneshot::channel();
-        self.tx
-            .send((event, reply))
-            .await
-            .map_err(|_| Error::Internal("the event writer has stopped".to_owned()))?;
-        answer
-            .await
-            .map_err(|_| Error::Internal("the event writer dropped the event".to_owned()))?
-            .map_err(Error::Internal)
-    }
-}
-
-async fn run(db: Db, mut rx: mpsc::Receiver<(NewEvent, Reply)>) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(next) => batch.push(next),
-                Err(_) => break,
-            }
-        }
-        let events: Vec<NewEvent> = batch.iter().map(|(e, _)| e.clone()).collect();
-        let result = write_batch(&db, &events, Utc::now()).await;
-        match result {
-            Ok(totals) => {
-                for ((_, reply), total) in batch.into_iter().zip(totals) {
-                    let _ = reply.send(Ok(total));
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, events = batch.len(), "writing usage events failed");
-                for (_, reply) in batch {
-                    let _ = reply.send(Err(e.to_string()));
-                }
-            }
-        }
+        self.batcher.submit(event).await.map_err(Error::Internal)
     }
 }
 

@@ -162,3 +162,39 @@ async fn the_servers_cache_control_max_age_shortens_the_cache() {
     verify(&v, &jwks.sign("k1", &claims(60))).await.unwrap();
     assert_eq!(jwks.fetches(), 2);
 }
+
+#[tokio::test]
+async fn a_remembered_token_still_meets_the_validation_it_is_checked_against() {
+    let jwks = FakeJwks::start().await;
+    let v = verifier(&jwks, Duration::ZERO);
+    let token = jwks.sign("k1", &claims(60));
+    verify(&v, &token).await.unwrap();
+    verify(&v, &token).await.unwrap();
+    let mut other = validation();
+    other.set_audience(&["com.other.app"]);
+    assert!(
+        v.verify::<Claims>(&token, &other).await.is_err(),
+        "another audience"
+    );
+}
+
+#[tokio::test]
+async fn a_remembered_token_expires() {
+    let jwks = FakeJwks::start().await;
+    let v = verifier(&jwks, Duration::ZERO);
+    let token = jwks.sign("k1", &claims(1));
+    verify(&v, &token).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(verify(&v, &token).await.unwrap_err(), JwtError::Expired);
+}
+
+#[tokio::test]
+async fn a_remembered_token_of_a_withdrawn_key_is_refused() {
+    let jwks = FakeJwks::start().await;
+    jwks.set_cache_control(Some("max-age=0"));
+    let v = verifier(&jwks, Duration::ZERO);
+    let token = jwks.sign("k1", &claims(60));
+    verify(&v, &token).await.unwrap();
+    jwks.publish(&["k2"]);
+    assert_eq!(verify(&v, &token).await.unwrap_err(), JwtError::UnknownKid);
+}

@@ -220,6 +220,7 @@ pub async fn create_form(
         ));
     }
     site::put_form(&state.db, &def).await?;
+    state.forms.forget();
     Ok((StatusCode::CREATED, Json(def)))
 }
 
@@ -262,6 +263,7 @@ pub async fn put_form(
         ));
     }
     site::put_form(&state.db, &def).await?;
+    state.forms.forget();
     Ok(Json(def))
 }
 
@@ -277,6 +279,7 @@ pub async fn delete_form(
     if !site::delete_form(&state.db, &form_id).await? {
         return Err(site::not_found());
     }
+    state.forms.forget();
     Ok(Json(Done { success: true }))
 }
 

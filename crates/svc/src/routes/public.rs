@@ -39,23 +39,22 @@ async fn served_form(state: &AppState, form_id: &str) -> Result<FormDef, Error> 
     if !settings.forms_allowlist.iter().any(|f| f == form_id) {
         return Err(site::not_found());
     }
-    site::get_form(&state.db, form_id)
-        .await?
-        .ok_or_else(site::not_found)
+    state.forms.get(form_id).await?.ok_or_else(site::not_found)
 }
 
 async fn verified(state: &AppState, token: Option<&str>, form_id: &str) -> Result<String, Error> {
     let settings = state.settings.get().await?;
     let v = state.appcheck.verify(token, &settings).await?;
     hooks::appcheck_verified(
-        &state.db,
+        &state.audit,
         AppCheckVerified {
             app_id: v.app_id.clone(),
             form_id: form_id.to_owned(),
             token: token.unwrap_or_default().trim().to_owned(),
         },
     )
-    .await?;
+    .await
+    .map_err(Error::Internal)?;
     Ok(v.app_id)
 }
 
@@ -190,7 +189,15 @@ pub async fn submit(
         .with("limit", settings.payload_limit_bytes));
     }
     let values = check_submission(&def, parsed.as_ref().and_then(|v| v.get("fields")))?;
-    let id = site::store_submission(&state.db, &form_id, &values, &app_id).await?;
+    let id = state
+        .submissions
+        .submit(site::NewSubmission {
+            form_id,
+            values,
+            app_id,
+        })
+        .await
+        .map_err(Error::Internal)?;
     Ok(Json(Submitted { success: true, id }))
 }
 
