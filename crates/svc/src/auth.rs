@@ -23,6 +23,9 @@ pub const NONCE_HEADER: &str = "x-svc-nonce";
 /// The error code a route answers when the caller lacks the capability.
 pub trait Forbidden: Send + Sync + 'static {
     const CODE: &'static str;
+    /// Whether a failed authentication answers 403 `CODE` too (instead of
+    /// the host site's 401s).
+    const ALWAYS_FORBIDDEN: bool = false;
 }
 
 /// Site administration (settings, forms, submissions).
@@ -35,6 +38,7 @@ impl Forbidden for Site {
 pub struct Push;
 impl Forbidden for Push {
     const CODE: &'static str = "svc_push_forbidden";
+    const ALWAYS_FORBIDDEN: bool = true;
 }
 
 /// An authenticated user holding `svc_manage`.
@@ -127,13 +131,20 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let user = authenticate(parts, state).await?;
-        if !has_capability(&user, CAPABILITY) {
-            return Err(Error::api(
+        let forbidden = || {
+            Error::api(
                 StatusCode::FORBIDDEN,
                 F::CODE,
                 "Sorry, you are not allowed to do that.",
-            ));
+            )
+        };
+        let user = match authenticate(parts, state).await {
+            Ok(user) => user,
+            Err(Error::Api { .. }) if F::ALWAYS_FORBIDDEN => return Err(forbidden()),
+            Err(e) => return Err(e),
+        };
+        if !has_capability(&user, CAPABILITY) {
+            return Err(forbidden());
         }
         Ok(Self {
             user,

@@ -16,6 +16,21 @@ pub struct Config {
     pub session_ttl: Duration,
     /// Bodies larger than this are refused before reading the rest.
     pub submit_hard_limit: usize,
+    pub expo: ExpoConfig,
+}
+
+/// Where and how fast push notifications go.
+#[derive(Debug, Clone)]
+pub struct ExpoConfig {
+    pub url: String,
+    pub access_token: Option<keel_platform::config::Secret>,
+    /// Notifications per second, never exceeded in any one-second window; 0 lifts the limit.
+    pub rate_per_second: u32,
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    pub receipt_delay: Duration,
+    /// Largest device import.
+    pub import_limit: usize,
 }
 
 impl Config {
@@ -50,10 +65,39 @@ impl Config {
                 Duration::from_secs(2 * 24 * 3600),
             )?,
             submit_hard_limit: 8 * 1024 * 1024,
+            expo: expo(src)?,
         })
     }
 
     pub fn base_path(&self) -> String {
         format!("{}{NAMESPACE}", self.rest_root)
     }
+}
+
+fn expo(src: &Source) -> Result<ExpoConfig, ConfigError> {
+    let concurrency: usize = src.parse_or("KEEL_EXPO_CONCURRENCY", 6)?;
+    if !(1..=64).contains(&concurrency) {
+        return Err(ConfigError::invalid(
+            "KEEL_EXPO_CONCURRENCY",
+            "must be 1 to 64",
+        ));
+    }
+    let rate: u32 = src.parse_or("KEEL_EXPO_RATE_PER_SECOND", 600)?;
+    if rate != 0 && rate < 200 {
+        return Err(ConfigError::invalid(
+            "KEEL_EXPO_RATE_PER_SECOND",
+            "must be 0 (no limit) or at least 200 (a batch of 100 plus its refill)",
+        ));
+    }
+    Ok(ExpoConfig {
+        url: src
+            .string_or("KEEL_EXPO_URL", "https://exp.host")
+            .trim_end_matches('/')
+            .to_owned(),
+        access_token: src.secret("KEEL_EXPO_ACCESS_TOKEN"),
+        rate_per_second: rate,
+        concurrency,
+        receipt_delay: src.secs_or("KEEL_EXPO_RECEIPT_DELAY_SECS", Duration::from_secs(15 * 60))?,
+        import_limit: src.parse_or("KEEL_SVC_IMPORT_LIMIT_BYTES", 20 * 1024 * 1024)?,
+    })
 }

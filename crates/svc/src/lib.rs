@@ -11,7 +11,8 @@ pub mod entity;
 pub mod error;
 pub mod forms;
 pub mod hooks;
-mod routes;
+pub mod push;
+pub(crate) mod routes;
 mod schema;
 pub mod settings;
 pub mod site;
@@ -50,8 +51,16 @@ fn submission_writer(
 pub fn app(
     platform: &Platform,
     cfg: Config,
-    _jobs: &mut JobRegistry,
+    jobs: &mut JobRegistry,
 ) -> Result<ServiceApp, StartError> {
+    push::deliver::register(
+        jobs,
+        push::deliver::Delivery::new(
+            platform.db.clone(),
+            push::expo::Expo::new(platform.http.clone(), &cfg.expo),
+            cfg.expo.receipt_delay,
+        ),
+    );
     let verifier = JwksVerifier::new(
         platform.http.clone(),
         JwksConfig {

@@ -6,11 +6,18 @@ use keel_platform::sea_orm::{DbBackend, Statement};
 
 pub static MIGRATIONS: MigrationSet = MigrationSet {
     component: "svc",
-    migrations: &[Migration {
-        version: 0,
-        name: "site_users_forms",
-        up: site_users_forms,
-    }],
+    migrations: &[
+        Migration {
+            version: 0,
+            name: "site_users_forms",
+            up: site_users_forms,
+        },
+        Migration {
+            version: 1,
+            name: "push",
+            up: push,
+        },
+    ],
 };
 
 fn s(name: &'static str, len: u32) -> ColumnDef {
@@ -129,5 +136,78 @@ fn site_users_forms(b: DbBackend) -> Vec<Statement> {
             &submissions_by_form,
             &audit,
         ],
+    )
+}
+
+fn null_text(name: &'static str, len: u32) -> ColumnDef {
+    ColumnDef::new(name).string_len(len).null().to_owned()
+}
+
+fn push(b: DbBackend) -> Vec<Statement> {
+    let devices = Table::create()
+        .table("svc_push_devices")
+        .col(s("push_token", 255).primary_key())
+        .col(s("device_type", 16))
+        .col(null_text("device_model", 100))
+        .col(null_text("os_version", 50))
+        .col(null_text("app_version", 50))
+        .col(null_text("locale", 35))
+        .col(null_text("timezone", 64))
+        .col(null_text("user_label", 255))
+        .col(ColumnDef::new("active").boolean().not_null())
+        .col(null_text("inactive_reason", 64))
+        .col(s("app_id", 255))
+        .col(ts("registered_at"))
+        .col(ts("updated_at"))
+        .to_owned();
+    let active_devices = Index::create()
+        .name("svc_push_devices_active")
+        .table("svc_push_devices")
+        .col("active")
+        .col("device_type")
+        .to_owned();
+    let sends = Table::create()
+        .table("svc_push_sends")
+        .col(s("id", 36).primary_key())
+        .col(s("title", 200))
+        .col(ColumnDef::new("body").text().not_null())
+        .col(ColumnDef::new("data").text().null())
+        .col(ColumnDef::new("target").text().not_null())
+        .col(ts("send_at"))
+        .col(null_text("local_time", 5))
+        .col(ColumnDef::new("recipients").big_integer().not_null())
+        .col(ColumnDef::new("cancelled").boolean().not_null())
+        .col(ColumnDef::new("created_by").big_integer().not_null())
+        .col(ts("created_at"))
+        .to_owned();
+    let messages = Table::create()
+        .table("svc_push_messages")
+        .col(s("send_id", 36))
+        .col(s("push_token", 255))
+        .col(ts("due_at"))
+        .col(s("status", 16))
+        .col(null_text("batch_id", 36))
+        .col(null_text("ticket_id", 100))
+        .col(null_text("ticket_error", 64))
+        .col(ColumnDef::new("sent_at").timestamp_with_time_zone().null())
+        .col(null_text("receipt_status", 8))
+        .col(null_text("receipt_error", 64))
+        .primary_key(Index::create().col("send_id").col("push_token"))
+        .to_owned();
+    let due = Index::create()
+        .name("svc_push_messages_due")
+        .table("svc_push_messages")
+        .col("send_id")
+        .col("status")
+        .col("due_at")
+        .to_owned();
+    let batches = Index::create()
+        .name("svc_push_messages_batch")
+        .table("svc_push_messages")
+        .col("batch_id")
+        .to_owned();
+    build_all(
+        b,
+        &[&devices, &active_devices, &sends, &messages, &due, &batches],
     )
 }

@@ -6,6 +6,7 @@
 pub mod apns;
 mod app;
 pub mod db;
+pub mod expo;
 pub mod jwks;
 mod mail;
 mod platform;
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub use apns::FakeApns;
 pub use app::{TEST_REDIS_VAR, TestApp, TestAppBuilder, redis_url};
+pub use expo::FakeExpo;
 pub use jwks::FakeJwks;
 pub use keel::ServiceName;
 pub use mail::{TestMail, read_mails as mail_files};

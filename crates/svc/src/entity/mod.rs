@@ -3,6 +3,9 @@
 pub mod app_password;
 pub mod audit;
 pub mod form;
+pub mod push_device;
+pub mod push_message;
+pub mod push_send;
 pub mod session;
 pub mod setting;
 pub mod submission;

@@ -18,6 +18,7 @@ use crate::state::AppState;
     tags(
         (name = "forms", description = "Form API (App Check)"),
         (name = "admin", description = "Host-site administration (svc_manage)"),
+        (name = "push", description = "Push API: device registration (push token or App Check) and sending (svc_manage)"),
     )
 )]
 struct ApiDoc;
@@ -56,5 +57,6 @@ pub fn router(state: AppState) -> OpenApiRouter {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(public)
         .merge(site_admin)
+        .merge(crate::push::routes::router(state.clone()))
         .with_state(state)
 }

@@ -1,5 +1,5 @@
 use keel_svc::settings::{SettingsPatch, SettingsStore};
-use keel_testkit::{FakeJwks, ServiceName, TestApp};
+use keel_testkit::{FakeExpo, FakeJwks, ServiceName, TestApp};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -10,6 +10,7 @@ pub const FORM: &str = "12:3";
 pub struct Svc {
     pub app: TestApp,
     pub jwks: FakeJwks,
+    pub expo: FakeExpo,
 }
 
 #[derive(Debug)]
@@ -59,14 +60,17 @@ impl Svc {
 
     pub async fn with(env: &[(&str, String)]) -> Self {
         let jwks = FakeJwks::start().await;
+        let expo = FakeExpo::start().await;
         let mut b = TestApp::builder()
             .service(ServiceName::Svc)
-            .env("KEEL_APPCHECK_JWKS_URL", jwks.url());
+            .env("KEEL_APPCHECK_JWKS_URL", jwks.url())
+            .env("KEEL_EXPO_URL", expo.url())
+            .env("KEEL_EXPO_RECEIPT_DELAY_SECS", "0");
         for (k, v) in env {
             b = b.env(k, v.clone());
         }
         let app = b.spawn().await;
-        let svc = Self { app, jwks };
+        let svc = Self { app, jwks, expo };
         svc.configure(SettingsPatch {
             appcheck_project_number: Some(PROJECT.into()),
             appcheck_app_ids: Some(vec![APP_ID.into()]),

@@ -1,0 +1,207 @@
+//! Device registration: the push token is the credential.
+
+use std::sync::OnceLock;
+
+use axum::http::StatusCode;
+use chrono::Utc;
+use keel_platform::db::Db;
+use keel_platform::sea_orm::sea_query::OnConflict;
+use keel_platform::sea_orm::{EntityTrait, Set};
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::entity::push_device;
+use crate::error::Error;
+
+/// Invalid input: `rest_invalid_param` with `data.params` naming each field.
+pub fn invalid(field: &str, problem: &str) -> Error {
+    let mut params = Map::new();
+    params.insert(field.to_owned(), Value::from(problem));
+    Error::api(
+        StatusCode::BAD_REQUEST,
+        "rest_invalid_param",
+        format!("Invalid parameter(s): {field}"),
+    )
+    .with("params", Value::Object(params))
+}
+
+pub fn missing(field: &str) -> Error {
+    Error::api(
+        StatusCode::BAD_REQUEST,
+        "rest_missing_callback_param",
+        format!("Missing parameter(s): {field}"),
+    )
+    .with("params", vec![field.to_owned()])
+}
+
+/// `ExponentPushToken[...]` or `ExpoPushToken[...]`.
+pub fn valid_push_token(t: &str) -> bool {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^Expo(nent)?PushToken\[[A-Za-z0-9_\-]{1,200}\]$").ok())
+        .as_ref()
+        .is_some_and(|re| re.is_match(t))
+}
+
+/// A BCP 47 style tag: `en`, `en-US`, `pt_BR`, `zh-Hant-TW`.
+pub fn valid_locale(l: &str) -> bool {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,3}$").ok())
+        .as_ref()
+        .is_some_and(|re| l.len() <= 35 && re.is_match(l))
+}
+
+pub fn valid_timezone(tz: &str) -> bool {
+    tz.parse::<chrono_tz::Tz>().is_ok()
+}
+
+/// A checked registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    pub push_token: String,
+    pub device_type: String,
+    pub device_model: Option<String>,
+    pub os_version: Option<String>,
+    pub app_version: Option<String>,
+    pub locale: Option<String>,
+    pub timezone: Option<String>,
+    pub user_label: Option<String>,
+}
+
+fn text(body: &Map<String, Value>, field: &str, max: usize) -> Result<Option<String>, Error> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) if s.chars().count() <= max => Ok(Some(s.trim().to_owned())),
+        Some(Value::String(_)) => Err(invalid(field, &format!("must be at most {max} characters"))),
+        Some(_) => Err(invalid(field, "must be a string")),
+    }
+}
+
+impl Registration {
+    /// Checks a registration body (JSON object), naming the field at fault.
+    pub fn parse(body: &Map<String, Value>) -> Result<Self, Error> {
+        let push_token = text(body, "push_token", 255)?.ok_or_else(|| missing("push_token"))?;
+        if !valid_push_token(&push_token) {
+            return Err(invalid(
+                "push_token",
+                "must look like ExponentPushToken[...] or ExpoPushToken[...]",
+            ));
+        }
+        let device_type = text(body, "device_type", 16)?.ok_or_else(|| missing("device_type"))?;
+        if device_type != "ios" && device_type != "android" {
+            return Err(invalid("device_type", "must be ios or android"));
+        }
+        let locale = text(body, "locale", 35)?;
+        if locale.as_deref().is_some_and(|l| !valid_locale(l)) {
+            return Err(invalid("locale", "must be a locale tag such as en-US"));
+        }
+        let timezone = text(body, "timezone", 64)?;
+        if timezone.as_deref().is_some_and(|t| !valid_timezone(t)) {
+            return Err(invalid(
+                "timezone",
+                "must be an IANA time zone name such as Europe/Berlin",
+            ));
+        }
+        Ok(Self {
+            push_token,
+            device_type,
+            device_model: text(body, "device_model", 100)?,
+            os_version: text(body, "os_version", 50)?,
+            app_version: text(body, "app_version", 50)?,
+            locale,
+            timezone,
+            user_label: text(body, "user_label", 255)?,
+        })
+    }
+}
+
+/// Registers, or updates and reactivates, a device; true if it was new.
+pub async fn register(db: &Db, r: Registration, app_id: &str) -> Result<bool, Error> {
+    let now = Utc::now();
+    let existed = push_device::Entity::find_by_id(r.push_token.as_str())
+        .one(db.read())
+        .await?
+        .is_some();
+    use push_device::Column as C;
+    push_device::Entity::insert(push_device::ActiveModel {
+        push_token: Set(r.push_token),
+        device_type: Set(r.device_type),
+        device_model: Set(r.device_model),
+        os_version: Set(r.os_version),
+        app_version: Set(r.app_version),
+        locale: Set(r.locale),
+        timezone: Set(r.timezone),
+        user_label: Set(r.user_label),
+        active: Set(true),
+        inactive_reason: Set(None),
+        app_id: Set(app_id.to_owned()),
+        registered_at: Set(now),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(C::PushToken)
+            .update_columns([
+                C::DeviceType,
+                C::DeviceModel,
+                C::OsVersion,
+                C::AppVersion,
+                C::Locale,
+                C::Timezone,
+                C::UserLabel,
+                C::Active,
+                C::InactiveReason,
+                C::AppId,
+                C::UpdatedAt,
+            ])
+            .to_owned(),
+    )
+    .exec_without_returning(db.write())
+    .await?;
+    Ok(!existed)
+}
+
+/// Marks a device inactive; false if the token is unknown.
+pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, Error> {
+    use keel_platform::sea_orm::sea_query::Expr;
+    use keel_platform::sea_orm::{ColumnTrait, QueryFilter};
+    let res = push_device::Entity::update_many()
+        .col_expr(push_device::Column::Active, Expr::value(false))
+        .col_expr(push_device::Column::InactiveReason, Expr::value(reason))
+        .col_expr(push_device::Column::UpdatedAt, Expr::value(Utc::now()))
+        .filter(push_device::Column::PushToken.eq(token))
+        .exec(db.write())
+        .await?;
+    Ok(res.rows_affected > 0)
+}
+
+/// (registered, active)
+pub async fn status(db: &Db, token: &str) -> Result<(bool, bool), Error> {
+    let d = push_device::Entity::find_by_id(token)
+        .one(db.read())
+        .await?;
+    Ok(d.map_or((false, false), |d| (true, d.active)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_locale_and_zone_shapes() {
+        assert!(valid_push_token(
+            "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]"
+        ));
+        assert!(valid_push_token("ExpoPushToken[abc-DEF_123]"));
+        assert!(!valid_push_token("ProviderPushToken[abc]"));
+        assert!(!valid_push_token("ExponentPushToken[]"));
+        assert!(!valid_push_token("ExponentPushToken[a b]"));
+        for ok in ["en", "en-US", "pt_BR", "zh-Hant-TW"] {
+            assert!(valid_locale(ok), "{ok}");
+        }
+        for bad in ["english", "e", "en-", "en US"] {
+            assert!(!valid_locale(bad), "{bad}");
+        }
+        assert!(valid_timezone("Europe/Berlin") && valid_timezone("UTC"));
+        assert!(!valid_timezone("Mars/Olympus"));
+    }
+}

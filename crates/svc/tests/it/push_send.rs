@@ -1,0 +1,506 @@
+//! Sending: targets, schedules, batches, retries, tickets and receipts.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use chrono::{NaiveTime, Utc};
+use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use keel_svc::entity::push_message;
+use keel_svc::push::send::next_local;
+use reqwest::Method;
+use serde_json::json;
+
+use crate::helpers::Svc;
+use crate::push_kit::{device, token, until};
+
+const WITHIN: Duration = Duration::from_secs(20);
+
+#[tokio::test]
+async fn a_send_to_all_reaches_every_active_device_once_in_batches_of_at_most_100() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..250).map(|i| {
+        let mut d = device(i);
+        if i == 7 {
+            d.active = Set(false);
+        }
+        d
+    }))
+    .await;
+    let r = svc
+        .send(
+            &admin,
+            json!({"title": "Hello", "body": "World", "data": {"screen": "news", "id": 3}}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.body["recipients"], 249);
+    assert!(["queued", "sending", "sent"].contains(&r.body["status"].as_str().unwrap()));
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let view = svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(view["progress"]["sent"], 249);
+    assert_eq!(view["progress"]["pending"], 0);
+    assert_eq!(view["title"], "Hello");
+    let delivered = svc.expo.delivered();
+    assert_eq!(delivered.len(), 249);
+    let tokens: HashSet<_> = delivered.iter().map(|d| d.to.clone()).collect();
+    assert_eq!(tokens.len(), 249, "each device exactly once");
+    assert!(
+        !tokens.contains(&token(7)),
+        "the inactive device is left out"
+    );
+    let d = &delivered[0];
+    assert_eq!(
+        (d.title.as_deref(), d.body.as_deref()),
+        (Some("Hello"), Some("World"))
+    );
+    assert_eq!(d.data, Some(json!({"screen": "news", "id": 3})));
+    let requests = svc.expo.requests();
+    assert!(requests.iter().all(|r| r.recipients <= 100), "{requests:?}");
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests.iter().any(|r| r.gzipped),
+        "large bodies go gzipped"
+    );
+    assert_eq!(svc.expo.stats().refused, 0);
+}
+
+#[tokio::test]
+async fn filters_pick_devices_by_type_locale_app_version_and_token() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..6).map(|i| {
+        let mut d = device(i); // even: ios, odd: android
+        d.locale = Set(Some(if i < 3 { "en-US" } else { "de-DE" }.to_owned()));
+        d.app_version = Set(Some(if i % 3 == 0 { "2.0" } else { "1.0" }.to_owned()));
+        d
+    }))
+    .await;
+    let cases = [
+        (json!({"device_type": "android"}), vec![1, 3, 5]),
+        (json!({"locale": "de-DE"}), vec![3, 4, 5]),
+        (json!({"app_version": "2.0"}), vec![0, 3]),
+        (json!({"device_type": "ios", "locale": "en-US"}), vec![0, 2]),
+        (
+            json!({"push_tokens": [token(4), token(5), token(99)]}),
+            vec![4, 5],
+        ),
+    ];
+    for (target, want) in cases {
+        let before = svc.expo.delivered().len();
+        let r = svc
+            .send(&admin, json!({"title": "t", "body": "b", "target": target}))
+            .await;
+        assert_eq!(r.status, 202, "{}", r.text);
+        assert_eq!(r.body["recipients"], want.len(), "{target}");
+        let id = r.body["id"].as_str().unwrap().to_owned();
+        svc.wait_sent(&admin, &id, WITHIN).await;
+        let mut got: Vec<String> = svc.expo.delivered()[before..]
+            .iter()
+            .map(|d| d.to.clone())
+            .collect();
+        got.sort();
+        let want: Vec<String> = want.into_iter().map(token).collect();
+        assert_eq!(got, want, "{target}");
+    }
+}
+
+#[tokio::test]
+async fn a_send_with_no_matching_device_is_sent_at_once_to_nobody() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let r = svc.send(&admin, json!({"title": "t", "body": "b"})).await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.body["recipients"], 0);
+    assert_eq!(r.body["status"], "sent");
+}
+
+#[tokio::test]
+async fn a_send_in_the_future_is_scheduled_and_goes_out_then() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    let at = Utc::now() + chrono::Duration::seconds(2);
+    let r = svc
+        .send(
+            &admin,
+            json!({"title": "t", "body": "b", "send_at": at.to_rfc3339()}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.body["status"], "scheduled");
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(svc.expo.delivered().is_empty(), "nothing before send_at");
+    assert_eq!(svc.send_view(&admin, &id).await.body["status"], "scheduled");
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    assert!(Utc::now() >= at);
+    assert_eq!(svc.expo.delivered().len(), 3);
+}
+
+#[tokio::test]
+async fn a_past_send_at_means_now() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..2).map(device)).await;
+    let r = svc
+        .send(
+            &admin,
+            json!({"title": "t", "body": "b", "send_at": "2020-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(r.status, 202);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(svc.expo.delivered().len(), 2);
+}
+
+#[tokio::test]
+async fn a_local_time_send_is_due_at_that_time_in_each_devices_zone() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let zones = [
+        Some("Europe/Berlin"),
+        Some("America/Los_Angeles"),
+        Some("Asia/Tokyo"),
+        None,
+    ];
+    svc.seed(zones.iter().enumerate().map(|(i, z)| {
+        let mut d = device(i);
+        d.timezone = Set(z.map(str::to_owned));
+        d
+    }))
+    .await;
+    let before = Utc::now();
+    let r = svc
+        .send(
+            &admin,
+            json!({"title": "t", "body": "b", "local_time": "09:30"}),
+        )
+        .await;
+    let after = Utc::now();
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(
+        (r.body["status"].as_str(), r.body["recipients"].as_i64()),
+        (Some("scheduled"), Some(4))
+    );
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let messages = push_message::Entity::find()
+        .filter(push_message::Column::SendId.eq(id.as_str()))
+        .all(svc.app.platform().db.read())
+        .await
+        .unwrap();
+    let at = NaiveTime::from_hms_opt(9, 30, 0).unwrap();
+    for (i, zone) in zones.iter().enumerate() {
+        let m = messages.iter().find(|m| m.push_token == token(i)).unwrap();
+        let lo = next_local(before, at, *zone);
+        let hi = next_local(after, at, *zone);
+        assert!(m.due_at == lo || m.due_at == hi, "{zone:?}: {}", m.due_at);
+        assert!(m.due_at > before && m.due_at <= before + chrono::Duration::hours(24));
+        assert_eq!(m.status, "pending");
+    }
+    let view = svc.send_view(&admin, &id).await;
+    assert_eq!(view.body["local_time"], "09:30");
+    assert_eq!(view.body["progress"]["pending"], 4);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(svc.expo.delivered().is_empty());
+}
+
+#[tokio::test]
+async fn a_scheduled_send_can_be_cancelled_and_then_sends_nothing() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    let at = Utc::now() + chrono::Duration::seconds(1);
+    let id = svc
+        .sent(
+            &admin,
+            json!({"title": "t", "body": "b", "send_at": at.to_rfc3339()}),
+        )
+        .await;
+    let r = svc
+        .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.body,
+        json!({"id": id, "status": "cancelled", "cancelled": 3})
+    );
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    assert!(svc.expo.delivered().is_empty());
+    let view = svc.send_view(&admin, &id).await;
+    assert_eq!(view.body["status"], "cancelled");
+    assert_eq!(view.body["progress"]["cancelled"], 3);
+    let r = svc
+        .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
+        .await;
+    assert_eq!((r.status, r.code()), (409, "svc_push_not_cancellable"));
+}
+
+#[tokio::test]
+async fn a_finished_or_unknown_send_cannot_be_cancelled() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..2).map(device)).await;
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    let r = svc
+        .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
+        .await;
+    assert_eq!((r.status, r.code()), (409, "svc_push_not_cancellable"));
+    for path in ["/send/0190a6c4-0000-7000-8000-000000000000", "/send/nope"] {
+        let r = svc
+            .admin_call(Method::DELETE, path, admin.auth(), None)
+            .await;
+        assert_eq!(
+            (r.status, r.code()),
+            (404, "svc_push_send_not_found"),
+            "{path}"
+        );
+        let r = svc.admin_call(Method::GET, path, admin.auth(), None).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (404, "svc_push_send_not_found"),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn invalid_sends_are_400_naming_the_field() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let cases = [
+        ("title", "rest_missing_callback_param", json!({"body": "b"})),
+        ("body", "rest_missing_callback_param", json!({"title": "t"})),
+        (
+            "title",
+            "rest_invalid_param",
+            json!({"title": 5, "body": "b"}),
+        ),
+        (
+            "data",
+            "rest_invalid_param",
+            json!({"title": "t", "body": "b", "data": "x"}),
+        ),
+        (
+            "target",
+            "rest_invalid_param",
+            json!({"title": "t", "body": "b", "target": {"os": "ios"}}),
+        ),
+        (
+            "target",
+            "rest_invalid_param",
+            json!({"title": "t", "body": "b", "target": {"push_tokens": ["nope"]}}),
+        ),
+        (
+            "send_at",
+            "rest_invalid_param",
+            json!({"title": "t", "body": "b", "send_at": "next week"}),
+        ),
+        (
+            "local_time",
+            "rest_invalid_param",
+            json!({"title": "t", "body": "b", "local_time": "25:00"}),
+        ),
+    ];
+    for (field, code, body) in cases {
+        let r = svc.send(&admin, body.clone()).await;
+        assert_eq!((r.status, r.code()), (400, code), "{body}: {}", r.text);
+        assert!(
+            r.body["message"].as_str().unwrap().contains(field),
+            "{body}: {}",
+            r.text
+        );
+    }
+    let r = svc.send(&admin, json!([1])).await;
+    assert_eq!(r.status, 400);
+}
+
+#[tokio::test]
+async fn rate_limits_and_server_errors_are_retried_until_accepted() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..5).map(device)).await;
+    svc.expo.fail_next(&[429, 503, 502]);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(
+        svc.expo.delivered().len(),
+        5,
+        "each once, after three refusals"
+    );
+    assert_eq!(svc.expo.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_400_from_expo_is_never_retried() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..5).map(device)).await;
+    svc.expo.fail_next(&[400, 400]);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    let view = svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(view["progress"]["failed"], 5);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(svc.expo.delivered().is_empty());
+    assert_eq!(svc.expo.fail_pending(), 1, "one 400 consumed, no retry");
+    let stats = svc.stats(&admin).await;
+    assert_eq!(stats["deliveries"]["ticket_errors"]["VALIDATION_ERROR"], 5);
+}
+
+#[tokio::test]
+async fn device_not_registered_in_a_ticket_deactivates_the_device() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    svc.expo.ticket_error(&token(1), "DeviceNotRegistered");
+    svc.expo.ticket_error(&token(2), "MessageTooBig");
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    let view = svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(
+        (
+            view["progress"]["sent"].as_i64(),
+            view["progress"]["failed"].as_i64()
+        ),
+        (Some(1), Some(2))
+    );
+    assert_eq!(svc.status_of(&token(1)).await.body["active"], false);
+    assert_eq!(
+        svc.status_of(&token(2)).await.body["active"],
+        true,
+        "MessageTooBig is about the message"
+    );
+    assert_eq!(
+        svc.device_row(&token(1))
+            .await
+            .unwrap()
+            .inactive_reason
+            .as_deref(),
+        Some("DeviceNotRegistered")
+    );
+    let stats = svc.stats(&admin).await;
+    assert_eq!(
+        stats["deliveries"]["ticket_errors"],
+        json!({"DeviceNotRegistered": 1, "MessageTooBig": 1})
+    );
+    assert_eq!(stats["deliveries"]["sent"], 1);
+    // The next send leaves it out.
+    let r = svc.send(&admin, json!({"title": "t", "body": "b"})).await;
+    assert_eq!(r.body["recipients"], 2);
+}
+
+#[tokio::test]
+async fn device_not_registered_in_a_receipt_deactivates_the_device() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    svc.expo.receipt_error(&token(0), "DeviceNotRegistered");
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    until(WITHIN, "receipts are in", || async {
+        svc.send_view(&admin, &id).await.body["progress"]["receipts_ok"] == 2
+    })
+    .await;
+    let view = svc.send_view(&admin, &id).await;
+    assert_eq!(view.body["progress"]["receipts_error"], 1);
+    assert_eq!(svc.status_of(&token(0)).await.body["active"], false);
+    assert_eq!(svc.status_of(&token(1)).await.body["active"], true);
+    let stats = svc.stats(&admin).await;
+    assert_eq!(
+        stats["deliveries"]["receipts"],
+        json!({"ok": 2, "error": {"DeviceNotRegistered": 1}})
+    );
+}
+
+#[tokio::test]
+async fn receipts_not_ready_yet_are_asked_for_again() {
+    let svc = Svc::with(&[("KEEL_EXPO_RECEIPT_DELAY_SECS", "1".into())]).await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..2).map(device)).await;
+    svc.expo.receipts_ready(false);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    until(WITHIN, "a first receipts request", || async {
+        !svc.expo.receipt_requests().is_empty()
+    })
+    .await;
+    assert_eq!(
+        svc.send_view(&admin, &id).await.body["progress"]["receipts_ok"],
+        0
+    );
+    svc.expo.receipts_ready(true);
+    until(WITHIN, "receipts after a second request", || async {
+        svc.send_view(&admin, &id).await.body["progress"]["receipts_ok"] == 2
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_big_send_stays_within_600_a_second_6_in_flight_and_1000_receipt_ids() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..1500).map(device)).await;
+    let started = std::time::Instant::now();
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, Duration::from_secs(60)).await;
+    let took = started.elapsed();
+    let stats = svc.expo.stats();
+    assert_eq!((stats.notifications, stats.distinct_tokens), (1500, 1500));
+    assert_eq!(stats.rate_limited, 0, "never above 600 in any second");
+    assert!(stats.max_in_flight <= 6, "{stats:?}");
+    assert!(
+        took >= Duration::from_secs(1),
+        "1500 at 600/s take over a second: {took:?}"
+    );
+    until(WITHIN, "every receipt", || async {
+        svc.send_view(&admin, &id).await.body["progress"]["receipts_ok"] == 1500
+    })
+    .await;
+    let asked = svc.expo.receipt_requests();
+    assert!(asked.iter().all(|n| *n <= 1000), "{asked:?}");
+    assert_eq!(asked.iter().sum::<usize>(), 1500);
+}
+
+#[tokio::test]
+async fn the_access_token_goes_along_as_a_bearer_token() {
+    let svc = Svc::with(&[("KEEL_EXPO_ACCESS_TOKEN", "expo-secret".into())]).await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..1).map(device)).await;
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(
+        svc.expo.requests()[0].authorization.as_deref(),
+        Some("Bearer expo-secret")
+    );
+}
+
+#[tokio::test]
+async fn stats_count_devices_and_deliveries() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..4).map(|i| {
+        let mut d = device(i);
+        d.app_version = Set((i != 3).then(|| "1.0.0".to_owned()));
+        d.active = Set(i != 2);
+        d
+    }))
+    .await;
+    let s = svc.stats(&admin).await;
+    assert_eq!(
+        s["devices"],
+        json!({"total": 4, "active": 3, "inactive": 1,
+               "by_type": {"ios": 2, "android": 2},
+               "by_app_version": {"1.0.0": 3, "unknown": 1}})
+    );
+    assert_eq!(s["deliveries"]["queued"], 0);
+    let at = Utc::now() + chrono::Duration::hours(1);
+    svc.sent(
+        &admin,
+        json!({"title": "t", "body": "b", "send_at": at.to_rfc3339()}),
+    )
+    .await;
+    let s = svc.stats(&admin).await;
+    assert_eq!(s["deliveries"]["queued"], 3);
+    assert_eq!(s["deliveries"]["sent"], 0);
+}
