@@ -25,13 +25,20 @@ bench_start_keel() { # backend
     keel_fail "something already listens on $(bench_url accounts ''); stop it first"
   fi
   BENCH_DIR=$(mktemp -d)
-  local db_env=()
+  BENCH_DB_ENV=()
   if [ "$1" = postgres ]; then
     local name="keel_bench_$$"
     psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
     BENCH_PG_DB="$name"
-    db_env=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$name?sslmode=disable" KEEL_DB_MAX_CONNECTIONS=16)
+    BENCH_DB_ENV=(DATABASE_URL="postgres://postgres@127.0.0.1:5432/$name?sslmode=disable" KEEL_DB_MAX_CONNECTIONS=16)
   fi
+  trap bench_stop_keel EXIT
+  bench_launch_keel
+}
+
+# Starts keel on the prepared data directory and database, with extra
+# NAME=value settings, and waits until it answers.
+bench_launch_keel() { # [NAME=value...]
   env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
     KEEL_DATA_DIR="$BENCH_DIR" \
     KEEL_ACCOUNTS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 1))" \
@@ -41,16 +48,57 @@ bench_start_keel() { # backend
     KEEL_SVC_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 5))" \
     KEEL_METRICS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 9))" \
     KEEL_APPCHECK_JWKS_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 20))/jwks.json" \
-    "${db_env[@]}" ${BENCH_KEEL_ENV:-} \
-    "$KEEL_BIN" serve >"$BENCH_DIR/stdout" 2>"$BENCH_DIR/stderr" &
+    KEEL_EXPO_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 30))" \
+    KEEL_EXPO_RECEIPT_DELAY_SECS=86400 \
+    "${BENCH_DB_ENV[@]}" ${BENCH_KEEL_ENV:-} "$@" \
+    "$KEEL_BIN" serve >>"$BENCH_DIR/stdout" 2>>"$BENCH_DIR/stderr" &
   KEEL_PID=$!
-  trap bench_stop_keel EXIT
+  # Scenarios run in subshells: the pid file is what the others go by.
+  echo "$KEEL_PID" > "$BENCH_DIR/keel.pid"
   for _ in $(seq 1 100); do
     curl -fs "$(bench_url accounts /healthz)" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
   cat "$BENCH_DIR/stderr" >&2
   keel_fail "keel did not start"
+}
+
+# Stops keel (SIGTERM) and starts it again on the same data, with settings.
+bench_relaunch_keel() { # [NAME=value...]
+  bench_term_keel
+  bench_launch_keel "$@"
+}
+
+# SIGTERM to keel, then waits until it is gone (it may not be our child).
+bench_term_keel() {
+  local pid
+  pid=$(cat "$BENCH_DIR/keel.pid" 2>/dev/null || echo "$KEEL_PID")
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  # No `wait`: in a scenario's subshell bash would wait for any child.
+  # Gone, or a zombie its parent has yet to reap, is done.
+  for _ in $(seq 1 300); do
+    case "$(ps -o stat= -p "$pid" 2>/dev/null)" in
+      "" | Z*) return 0 ;;
+    esac
+    sleep 0.1
+  done
+}
+
+# Sets BENCH_APPCHECK_TOKEN to an App Check token for project 123456, app
+# 1:123456:ios:bench, serves its JWKS locally (BENCH_AUX_PID), and configures
+# svc to accept it.
+bench_appcheck() {
+  local dir="$BENCH_DIR/appcheck"
+  mkdir -p "$dir"
+  [ -f "$dir/key.pem" ] || openssl genrsa -out "$dir/key.pem" 2048 2>/dev/null
+  BENCH_APPCHECK_TOKEN=$(python3 bench/appcheck_token.py "$dir/key.pem" "$dir" 123456 "1:123456:ios:bench")
+  if [ -z "${BENCH_AUX_PID:-}" ]; then
+    python3 -m http.server "$((BENCH_PORT_BASE + 20))" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
+    BENCH_AUX_PID=$!
+  fi
+  bench_keel_cli svc settings set appcheck_project_number 123456 >/dev/null
+  bench_keel_cli svc settings set appcheck_app_ids "1:123456:ios:bench" >/dev/null
 }
 
 # Runs the keel CLI against the running keel's database.
@@ -64,8 +112,7 @@ bench_stop_keel() {
   [ -n "${BENCH_AUX_PID:-}" ] && kill "$BENCH_AUX_PID" 2>/dev/null
   BENCH_AUX_PID=""
   [ -n "$KEEL_PID" ] || return 0
-  kill -TERM "$KEEL_PID" 2>/dev/null || true
-  wait "$KEEL_PID" 2>/dev/null || true
+  bench_term_keel
   if [ -n "${BENCH_PG_DB:-}" ]; then
     psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $BENCH_PG_DB" >/dev/null || true
     BENCH_PG_DB=""
@@ -75,8 +122,9 @@ bench_stop_keel() {
 }
 
 # Resets the process's peak RSS so each scenario reports its own.
-bench_reset_peak() { echo 5 > "/proc/$KEEL_PID/clear_refs" 2>/dev/null || true; }
-bench_peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$KEEL_PID/status"; }
+bench_keel_pid() { cat "$BENCH_DIR/keel.pid" 2>/dev/null || echo "$KEEL_PID"; }
+bench_reset_peak() { echo 5 > "/proc/$(bench_keel_pid)/clear_refs" 2>/dev/null || true; }
+bench_peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$(bench_keel_pid)/status"; }
 
 # bench_wrk NAME URL [LUA] -> "req/s p50 p99" ; prints wrk's report on stderr
 bench_wrk() {

@@ -1,18 +1,12 @@
 # svc: POST /submit with a valid App Check token (RS256, keys from a local
 # JWKS fetched once and cached), rate limit raised, at 64 connections.
 bench_scenario() { # backend floor
-  local dir="$BENCH_DIR/appcheck"
-  mkdir -p "$dir"
-  openssl genrsa -out "$dir/key.pem" 2048 2>/dev/null
-  local token
-  token=$(python3 bench/appcheck_token.py "$dir/key.pem" "$dir" 123456 "1:123456:ios:bench")
-  python3 -m http.server "$((BENCH_PORT_BASE + 20))" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
-  BENCH_AUX_PID=$!
+  local dir="$BENCH_DIR/appcheck" token
+  bench_appcheck
+  token=$BENCH_APPCHECK_TOKEN
   echo '{"id": "1", "title": "Bench", "fields": [{"id": "name", "label": "Name", "type": "text", "required": true}, {"id": "email", "label": "Email", "type": "email", "required": true}]}' > "$dir/form.json"
   bench_keel_cli svc form put "$dir/form.json" >/dev/null
   bench_keel_cli svc settings set forms_allowlist 1 >/dev/null
-  bench_keel_cli svc settings set appcheck_project_number 123456 >/dev/null
-  bench_keel_cli svc settings set appcheck_app_ids "1:123456:ios:bench" >/dev/null
   bench_keel_cli svc settings set submission_rate_limit 100000000 >/dev/null
   sleep 1.5
   local check

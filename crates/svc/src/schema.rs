@@ -1,7 +1,9 @@
 //! The svc tables (forms and the host site; push adds its own).
 
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
-use keel_platform::sea_orm::sea_query::{ColumnDef, ForeignKey, ForeignKeyAction, Index, Table};
+use keel_platform::sea_orm::sea_query::{
+    ColumnDef, ConditionalStatement, Expr, ExprTrait, ForeignKey, ForeignKeyAction, Index, Table,
+};
 use keel_platform::sea_orm::{DbBackend, Statement};
 
 pub static MIGRATIONS: MigrationSet = MigrationSet {
@@ -16,6 +18,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             version: 1,
             name: "push",
             up: push,
+        },
+        Migration {
+            version: 2,
+            name: "push_message_partial_indexes",
+            up: push_message_partial_indexes,
         },
     ],
 };
@@ -210,4 +217,32 @@ fn push(b: DbBackend) -> Vec<Statement> {
         b,
         &[&devices, &active_devices, &sends, &messages, &due, &batches],
     )
+}
+
+/// Replaces the (send_id, status, due_at) index with two partial ones. The
+/// full index let SQLite batch a message by scanning every pending message
+/// of its send instead of looking it up by key, and made asking for
+/// receipts walk every sent message; partial indexes hold only the rows
+/// those queries want and shrink as a send progresses.
+fn push_message_partial_indexes(b: DbBackend) -> Vec<Statement> {
+    let drop_due = Index::drop()
+        .name("svc_push_messages_due")
+        .table("svc_push_messages")
+        .to_owned();
+    let pending = Index::create()
+        .name("svc_push_messages_pending")
+        .table("svc_push_messages")
+        .col("send_id")
+        .col("due_at")
+        .and_where(Expr::col("status").eq("pending"))
+        .to_owned();
+    let awaiting_receipt = Index::create()
+        .name("svc_push_messages_awaiting_receipt")
+        .table("svc_push_messages")
+        .col("send_id")
+        .col("push_token")
+        .and_where(Expr::col("status").eq("sent"))
+        .and_where(Expr::col("receipt_status").is_null())
+        .to_owned();
+    build_all(b, &[&drop_due, &pending, &awaiting_receipt])
 }

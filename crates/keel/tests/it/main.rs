@@ -4,6 +4,7 @@
 
 mod cli;
 mod process;
+mod push_crash;
 mod services;
 mod svc_cli;
 

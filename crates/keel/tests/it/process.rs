@@ -168,7 +168,7 @@ async fn history_rows(db: &TestDb, dir: &std::path::Path) -> Vec<(String, i64)> 
         .collect()
 }
 
-async fn platform_on(db: &TestDb, dir: &std::path::Path) -> Platform {
+pub async fn platform_on(db: &TestDb, dir: &std::path::Path) -> Platform {
     let src = Source::from_pairs([
         ("KEEL_DATA_DIR", dir.display().to_string()),
         ("DATABASE_URL", db.url.clone()),

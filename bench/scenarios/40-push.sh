@@ -1,0 +1,106 @@
+# svc push: a send to BENCH_PUSH_DEVICES (default 100,000) active devices
+# through the fake Expo, first under Expo's 600/s limit, then with the limit
+# lifted (keel's own ceiling, compared to the fake driven directly by wrk
+# with 6 connections and 100 notifications a request); the fake's count
+# shows every device got exactly one. Then the CSV export of those devices
+# (time, peak RSS) and POST /register at 64 connections.
+
+PUSH_DEVICES="${BENCH_PUSH_DEVICES:-100000}"
+EXPO_PORT=$((BENCH_PORT_BASE + 30))
+EXPO_PID=""
+
+bench_fake_expo() { # rate (0 = none)
+  [ -n "$EXPO_PID" ] && kill "$EXPO_PID" 2>/dev/null && wait "$EXPO_PID" 2>/dev/null
+  "$FAKE_EXPO_BIN" "127.0.0.1:$EXPO_PORT" "$1" >/dev/null 2>&1 &
+  EXPO_PID=$!
+  for _ in $(seq 1 50); do
+    curl -fs "http://127.0.0.1:$EXPO_PORT/_fake/stats" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  keel_fail "the fake Expo did not start"
+}
+
+bench_seed_devices() { # backend count
+  if [ "$1" = postgres ]; then
+    bench_sql postgres "INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id, registered_at, updated_at)
+      SELECT 'ExponentPushToken[bench' || lpad(i::text, 7, '0') || ']', CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
+             '1.0.0', 'en-US', 'UTC', true, 'seed', now(), now() FROM generate_series(1, $2) i"
+  else
+    python3 - "$BENCH_DIR/keel.db" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA busy_timeout=10000")
+now = "2026-01-01T00:00:00+00:00"
+rows = ((f"ExponentPushToken[bench{i:07d}]", "ios" if i % 2 == 0 else "android", "1.0.0", "en-US", "UTC", 1, "seed", now, now)
+        for i in range(1, int(sys.argv[2]) + 1))
+db.executemany("INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id,"
+               " registered_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+db.commit()
+PY
+  fi
+}
+
+# Sends to every device and waits until keel has handed all to Expo;
+# prints "seconds messages/s exact" (exact: every device exactly once).
+bench_push_send() { # auth
+  local start id status end stats
+  start=$(date +%s.%N)
+  id=$(curl -fsS -u "$1" -H 'Content-Type: application/json' \
+    -d '{"title":"Bench","body":"Hello from keel","data":{"bench":true}}' "$(bench_url svc /svc/v1/send)" | jq -r .id)
+  for _ in $(seq 1 6000); do
+    status=$(curl -fsS -u "$1" "$(bench_url svc "/svc/v1/send/$id")" | jq -r .status)
+    [ "$status" = sent ] && break
+    sleep 0.1
+  done
+  end=$(date +%s.%N)
+  stats=$(curl -fsS "http://127.0.0.1:$EXPO_PORT/_fake/stats")
+  echo "fake Expo: $stats" >&2
+  local exact
+  exact=$(echo "$stats" | jq --argjson n "$PUSH_DEVICES" \
+    'if .notifications == $n and .distinct_tokens == $n and .repeated_tokens == 0 and .rate_limited == 0 then "yes" else "NO" end' -r)
+  awk -v s="$start" -v e="$end" -v n="$PUSH_DEVICES" -v x="$exact" 'BEGIN {printf "%.1f %.0f %s", e-s, n/(e-s), x}'
+}
+
+bench_scenario() { # backend floor
+  local backend=$1 healthz=$2
+  bench_seed_devices "$backend" "$PUSH_DEVICES"
+  bench_keel_cli svc admin add bench >/dev/null
+  local pw auth
+  pw=$(bench_keel_cli svc app-password add bench bench | awk -F': ' '{print $NF}' | tr -d ' ')
+  auth="bench:$pw"
+
+  # The floor: the fake Expo driven directly.
+  bench_fake_expo 0
+  local floor_row floor_rps floor_msgs
+  floor_row=$(CONNECTIONS=6 bench_wrk expo-floor "http://127.0.0.1:$EXPO_PORT/--/api/v2/push/send" bench/lua/expo-batch.lua)
+  read -r floor_rps _ _ <<<"$floor_row"
+  floor_msgs=$((floor_rps * 100))
+  echo "| $backend | fake Expo driven directly (6 connections, 100 a request) | $floor_msgs msg/s | - | - | (floor) | - |"
+
+  local secs rate exact
+  bench_fake_expo 600
+  bench_reset_peak
+  read -r secs rate exact <<<"$(bench_push_send "$auth")"
+  echo "| $backend | push send to $PUSH_DEVICES devices, Expo limit 600/s: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | $(awk -v r="$rate" 'BEGIN {printf "%.0f%%", 100*r/600}') of 600/s | $(bench_peak_rss) |"
+
+  bench_relaunch_keel KEEL_EXPO_RATE_PER_SECOND=0
+  bench_fake_expo 0
+  bench_reset_peak
+  read -r secs rate exact <<<"$(bench_push_send "$auth")"
+  echo "| $backend | push send to $PUSH_DEVICES devices, no limit: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | $(awk -v r="$rate" -v f="$floor_msgs" 'BEGIN {printf "%.0f%%", 100*r/f}') of the fake's floor | $(bench_peak_rss) |"
+  kill "$EXPO_PID" 2>/dev/null; EXPO_PID=""
+
+  bench_reset_peak
+  local t0 t1 lines
+  t0=$(date +%s.%N)
+  lines=$(curl -fsS -u "$auth" "$(bench_url svc /svc/v1/devices/export)" | wc -l)
+  t1=$(date +%s.%N)
+  echo "| $backend | GET /devices/export: $((lines - 1)) devices in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2fs", b-a}') | - | - | - | - | $(bench_peak_rss) |"
+
+  bench_appcheck
+  sleep 1.5
+  bench_reset_peak
+  bench_row "$backend" "svc POST /register (new device each request)" "$healthz" \
+    "$(BENCH_TOKEN=$BENCH_APPCHECK_TOKEN bench_wrk register "$(bench_url svc /svc/v1/register)" bench/lua/register.lua)"
+  kill "$BENCH_AUX_PID" 2>/dev/null
+  BENCH_AUX_PID=""
+}
