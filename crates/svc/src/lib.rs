@@ -81,6 +81,7 @@ pub fn app(
         audit: hooks::audit_writer(platform.db.clone()),
         submissions: submission_writer(platform.db.clone()),
         forms: site::FormCache::new(platform.db.clone()),
+        registrations: push::devices::registration_writer(platform.db.clone()),
         cfg,
     });
     Ok(ServiceApp {

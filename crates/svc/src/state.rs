@@ -10,6 +10,7 @@ use keel_platform::batch::Batcher;
 use crate::appcheck::AppCheck;
 use crate::config::Config;
 use crate::hooks::AuditWriter;
+use crate::push::devices::RegistrationWriter;
 use crate::settings::SettingsStore;
 use crate::site::{FormCache, NewSubmission};
 
@@ -27,6 +28,7 @@ pub struct Inner {
     pub audit: AuditWriter,
     pub submissions: Batcher<NewSubmission, i64>,
     pub forms: FormCache,
+    pub registrations: RegistrationWriter,
 }
 
 impl AppState {

@@ -3,10 +3,11 @@
 use std::sync::OnceLock;
 
 use axum::http::StatusCode;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;
-use keel_platform::sea_orm::{EntityTrait, Set};
+use keel_platform::sea_orm::{ConnectionTrait, EntityTrait, Set};
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -115,11 +116,45 @@ impl Registration {
     }
 }
 
-/// Registers, or updates and reactivates, a device; true if it was new.
-pub async fn register(db: &Db, r: Registration, app_id: &str) -> Result<bool, Error> {
+/// A registration waiting for the group commit.
+pub struct NewRegistration {
+    pub registration: Registration,
+    pub app_id: String,
+}
+
+/// Registrations written together in one transaction (see
+/// `keel_platform::batch`); answers, per registration, whether it created
+/// the device. They are applied in arrival order, so a token registered
+/// twice in one batch is created once.
+pub type RegistrationWriter = Batcher<NewRegistration, bool>;
+
+pub fn registration_writer(db: Db) -> RegistrationWriter {
+    Batcher::start(256, move |items: Vec<NewRegistration>| {
+        let db = db.clone();
+        async move { register_all(&db, items).await.map_err(|e| e.to_string()) }
+    })
+}
+
+/// Creates or updates (and reactivates) each device; true where created.
+pub async fn register_all(db: &Db, items: Vec<NewRegistration>) -> Result<Vec<bool>, Error> {
     let now = Utc::now();
+    let txn = db.begin_write().await?;
+    let mut created = Vec::with_capacity(items.len());
+    for item in items {
+        created.push(upsert(&txn, item, now).await?);
+    }
+    txn.commit().await?;
+    Ok(created)
+}
+
+async fn upsert<C: ConnectionTrait>(
+    conn: &C,
+    item: NewRegistration,
+    now: DateTime<Utc>,
+) -> Result<bool, Error> {
+    let r = item.registration;
     let existed = push_device::Entity::find_by_id(r.push_token.as_str())
-        .one(db.read())
+        .one(conn)
         .await?
         .is_some();
     use push_device::Column as C;
@@ -134,7 +169,7 @@ pub async fn register(db: &Db, r: Registration, app_id: &str) -> Result<bool, Er
         user_label: Set(r.user_label),
         active: Set(true),
         inactive_reason: Set(None),
-        app_id: Set(app_id.to_owned()),
+        app_id: Set(item.app_id),
         registered_at: Set(now),
         updated_at: Set(now),
     })
@@ -155,7 +190,7 @@ pub async fn register(db: &Db, r: Registration, app_id: &str) -> Result<bool, Er
             ])
             .to_owned(),
     )
-    .exec_without_returning(db.write())
+    .exec_without_returning(conn)
     .await?;
     Ok(!existed)
 }

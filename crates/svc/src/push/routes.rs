@@ -112,7 +112,14 @@ pub async fn register(
         .and_then(|v| v.to_str().ok());
     let verified = state.appcheck.verify(token, &settings).await?;
     let reg = Registration::parse(&body_object(body)?)?;
-    let created = devices::register(&state.db, reg, &verified.app_id).await?;
+    let created = state
+        .registrations
+        .submit(devices::NewRegistration {
+            registration: reg,
+            app_id: verified.app_id,
+        })
+        .await
+        .map_err(Error::Internal)?;
     Ok(Json(Registered {
         success: true,
         created,

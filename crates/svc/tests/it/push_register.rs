@@ -80,6 +80,21 @@ async fn registering_a_known_token_updates_the_record_and_reactivates_it() {
 }
 
 #[tokio::test]
+async fn the_same_token_registered_many_times_at_once_is_created_exactly_once() {
+    let svc = Svc::start().await;
+    let t = token(7);
+    let body = json!({"push_token": t, "device_type": "ios"});
+    let answers = futures::future::join_all((0..20).map(|_| svc.register(body.clone()))).await;
+    let created = answers
+        .iter()
+        .inspect(|r| assert_eq!(r.status, 200, "{}", r.text))
+        .filter(|r| r.body["created"] == true)
+        .count();
+    assert_eq!(created, 1, "one of the twenty created the device");
+    assert_eq!(svc.all_devices().await.len(), 1);
+}
+
+#[tokio::test]
 async fn a_missing_required_field_is_400_naming_it() {
     let svc = Svc::start().await;
     let r = svc.register(json!({"device_type": "ios"})).await;
