@@ -1,5 +1,6 @@
 //! Device registration: the push token is the credential.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use axum::http::StatusCode;
@@ -7,7 +8,9 @@ use chrono::{DateTime, Utc};
 use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;
-use keel_platform::sea_orm::{ConnectionTrait, EntityTrait, Set};
+use keel_platform::sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set,
+};
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -136,29 +139,62 @@ pub fn registration_writer(db: Db) -> RegistrationWriter {
 }
 
 /// Creates or updates (and reactivates) each device; true where created.
+/// Two statements whatever the batch size: which tokens exist, then one
+/// upsert. A token given twice keeps its last registration and counts as
+/// created only the first time.
 pub async fn register_all(db: &Db, items: Vec<NewRegistration>) -> Result<Vec<bool>, Error> {
     let now = Utc::now();
     let txn = db.begin_write().await?;
-    let mut created = Vec::with_capacity(items.len());
-    for item in items {
-        created.push(upsert(&txn, item, now).await?);
-    }
+    let tokens: Vec<&str> = items
+        .iter()
+        .map(|i| i.registration.push_token.as_str())
+        .collect();
+    let existing: HashSet<String> = push_device::Entity::find()
+        .select_only()
+        .column(push_device::Column::PushToken)
+        .filter(push_device::Column::PushToken.is_in(tokens))
+        .into_tuple()
+        .all(&txn)
+        .await?
+        .into_iter()
+        .collect();
+    let (created, rows) = plan(items, &existing, now);
+    upsert_all(&txn, rows).await?;
     txn.commit().await?;
     Ok(created)
 }
 
-async fn upsert<C: ConnectionTrait>(
-    conn: &C,
-    item: NewRegistration,
+/// Per item whether it creates its device, and one row per token (its last
+/// registration), in first-arrival order.
+fn plan(
+    items: Vec<NewRegistration>,
+    existing: &HashSet<String>,
     now: DateTime<Utc>,
-) -> Result<bool, Error> {
+) -> (Vec<bool>, Vec<push_device::ActiveModel>) {
+    let mut created = Vec::with_capacity(items.len());
+    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut rows: Vec<push_device::ActiveModel> = Vec::new();
+    for item in items {
+        let token = item.registration.push_token.clone();
+        let row = row_of(item, now);
+        match slot.get(&token) {
+            Some(&i) => {
+                created.push(false);
+                rows[i] = row;
+            }
+            None => {
+                created.push(!existing.contains(&token));
+                slot.insert(token, rows.len());
+                rows.push(row);
+            }
+        }
+    }
+    (created, rows)
+}
+
+fn row_of(item: NewRegistration, now: DateTime<Utc>) -> push_device::ActiveModel {
     let r = item.registration;
-    let existed = push_device::Entity::find_by_id(r.push_token.as_str())
-        .one(conn)
-        .await?
-        .is_some();
-    use push_device::Column as C;
-    push_device::Entity::insert(push_device::ActiveModel {
+    push_device::ActiveModel {
         push_token: Set(r.push_token),
         device_type: Set(r.device_type),
         device_model: Set(r.device_model),
@@ -172,27 +208,38 @@ async fn upsert<C: ConnectionTrait>(
         app_id: Set(item.app_id),
         registered_at: Set(now),
         updated_at: Set(now),
-    })
-    .on_conflict(
-        OnConflict::column(C::PushToken)
-            .update_columns([
-                C::DeviceType,
-                C::DeviceModel,
-                C::OsVersion,
-                C::AppVersion,
-                C::Locale,
-                C::Timezone,
-                C::UserLabel,
-                C::Active,
-                C::InactiveReason,
-                C::AppId,
-                C::UpdatedAt,
-            ])
-            .to_owned(),
-    )
-    .exec_without_returning(conn)
-    .await?;
-    Ok(!existed)
+    }
+}
+
+async fn upsert_all<C: ConnectionTrait>(
+    conn: &C,
+    rows: Vec<push_device::ActiveModel>,
+) -> Result<(), Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    use push_device::Column as C;
+    push_device::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::column(C::PushToken)
+                .update_columns([
+                    C::DeviceType,
+                    C::DeviceModel,
+                    C::OsVersion,
+                    C::AppVersion,
+                    C::Locale,
+                    C::Timezone,
+                    C::UserLabel,
+                    C::Active,
+                    C::InactiveReason,
+                    C::AppId,
+                    C::UpdatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec_without_returning(conn)
+        .await?;
+    Ok(())
 }
 
 /// Marks a device inactive; false if the token is unknown.
@@ -220,6 +267,47 @@ pub async fn status(db: &Db, token: &str) -> Result<(bool, bool), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reg(token: &str, version: &str) -> NewRegistration {
+        NewRegistration {
+            registration: Registration {
+                push_token: token.to_owned(),
+                device_type: "ios".to_owned(),
+                device_model: None,
+                os_version: None,
+                app_version: Some(version.to_owned()),
+                locale: None,
+                timezone: None,
+                user_label: None,
+            },
+            app_id: "app".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_token_twice_in_one_batch_is_created_once_and_keeps_its_last_registration() {
+        let existing: HashSet<String> = ["known".to_owned()].into();
+        let items = vec![
+            reg("new", "1"),
+            reg("known", "1"),
+            reg("new", "2"),
+            reg("other", "1"),
+        ];
+        let (created, rows) = plan(items, &existing, Utc::now());
+        assert_eq!(created, vec![true, false, false, true]);
+        let kept: Vec<(String, Option<String>)> = rows
+            .into_iter()
+            .map(|r| (r.push_token.unwrap(), r.app_version.unwrap()))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("new".to_owned(), Some("2".to_owned())),
+                ("known".to_owned(), Some("1".to_owned())),
+                ("other".to_owned(), Some("1".to_owned())),
+            ]
+        );
+    }
 
     #[test]
     fn token_locale_and_zone_shapes() {
