@@ -25,6 +25,13 @@ use super::send::{earliest_pending, schedule_dispatch};
 use crate::entity::{push_message, push_send};
 
 const DEVICE_NOT_REGISTERED: &str = "DeviceNotRegistered";
+
+/// A send with at least this many recipients has PostgreSQL refresh the
+/// messages table's statistics before batching: right after a bulk insert
+/// they still describe a small table, and the planner then batches by
+/// scanning every pending message of the send instead of using the key.
+const ANALYZE_FROM_RECIPIENTS: i64 = 1000;
+
 /// Receipts vanish after a day; stop asking then.
 const RECEIPTS_KEPT_HOURS: i64 = 24;
 
@@ -112,6 +119,12 @@ impl Delivery {
         };
         if send.cancelled {
             return Ok(());
+        }
+        if self.db.is_postgres() && send.recipients >= ANALYZE_FROM_RECIPIENTS {
+            self.db
+                .write()
+                .execute_unprepared("ANALYZE svc_push_messages")
+                .await?;
         }
         loop {
             let now = Utc::now();

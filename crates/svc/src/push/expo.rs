@@ -3,7 +3,6 @@
 //! notification rate never exceeds the configured limit in any one-second
 //! window; bodies over 1 KiB are gzipped, as the official SDK does.
 
-use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -129,9 +128,12 @@ impl Expo {
             reason: e.to_string(),
             after: None,
         })?;
-        if let Some(window) = &self.window {
-            window.admit(notifications).await;
-        }
+        // Counted in the window until a second after the answer came back
+        // (the latest Expo can have received it), however it ends.
+        let _admitted = match &self.window {
+            Some(window) => Some(window.admit(notifications).await),
+            None => None,
+        };
         let mut req = self
             .http
             .client()
@@ -185,65 +187,106 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 /// At most `limit` notifications in any one-second window, measured where
-/// Expo measures it: on arrival. A log of what went out in the last second
-/// (plus a guard for network jitter) admits a request only when it fits.
-/// A token bucket cannot promise this: a full bucket plus a second of refill
-/// lets a window hold up to burst + rate.
+/// Expo measures it: on arrival. A request counts from the moment it is
+/// admitted until a second after its answer came back: Expo received it
+/// somewhere in between, so a request admitted later cannot share a
+/// one-second window of arrivals with it unless both fit. A token bucket
+/// cannot promise this: a full bucket plus a second of refill lets a window
+/// hold up to burst + rate.
 struct Window {
     limit: usize,
     span: Duration,
-    sent: Mutex<VecDeque<(Instant, usize)>>,
+    state: Mutex<Log>,
 }
 
-/// Added to the one-second window so that requests delayed on the way
-/// still land in a window within the limit.
-const JITTER_GUARD: Duration = Duration::from_millis(50);
+#[derive(Default)]
+struct Log {
+    next_id: u64,
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    id: u64,
+    n: usize,
+    /// When the answer came back; `None` while in flight.
+    done: Option<Instant>,
+}
+
+/// Added to the one-second window for timer and clock granularity.
+const GUARD: Duration = Duration::from_millis(20);
+
+/// Polling interval while the window is full of requests still in flight.
+const IN_FLIGHT_WAIT: Duration = Duration::from_millis(10);
+
+/// A request's place in the window; settled (its answer time recorded) when
+/// dropped.
+struct Admitted<'a> {
+    window: &'a Window,
+    id: u64,
+}
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        self.window.settle(self.id, Instant::now());
+    }
+}
 
 impl Window {
     fn new(per_second: u32) -> Self {
         Self {
             limit: usize::try_from(per_second).unwrap_or(usize::MAX),
-            span: Duration::from_secs(1) + JITTER_GUARD,
-            sent: Mutex::new(VecDeque::new()),
+            span: Duration::from_secs(1) + GUARD,
+            state: Mutex::new(Log::default()),
         }
     }
 
-    async fn admit(&self, n: usize) {
-        if n == 0 {
-            return;
-        }
+    async fn admit(&self, n: usize) -> Admitted<'_> {
         loop {
             match self.try_admit(n.min(self.limit), Instant::now()) {
-                None => return,
-                Some(wait) => tokio::time::sleep(wait).await,
+                Ok(id) => return Admitted { window: self, id },
+                Err(wait) => tokio::time::sleep(wait).await,
             }
         }
     }
 
-    /// Records `n` now if they fit; else how long until they would.
-    fn try_admit(&self, n: usize, now: Instant) -> Option<Duration> {
-        let mut sent = self
-            .sent
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.state
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while sent
-            .front()
-            .is_some_and(|(at, _)| now.duration_since(*at) >= self.span)
-        {
-            sent.pop_front();
-        }
-        let mut used: usize = sent.iter().map(|(_, k)| k).sum();
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records `n` now if they fit (their id); else how long to wait.
+    fn try_admit(&self, n: usize, now: Instant) -> Result<u64, Duration> {
+        let mut log = self.log();
+        let span = self.span;
+        log.entries
+            .retain(|e| e.done.is_none_or(|done| now.duration_since(done) < span));
+        let mut used: usize = log.entries.iter().map(|e| e.n).sum();
         if used + n <= self.limit {
-            sent.push_back((now, n));
-            return None;
+            log.next_id += 1;
+            let id = log.next_id;
+            log.entries.push(Entry { id, n, done: None });
+            return Ok(id);
         }
-        for (at, k) in sent.iter() {
+        let mut settled: Vec<(Instant, usize)> = log
+            .entries
+            .iter()
+            .filter_map(|e| e.done.map(|d| (d, e.n)))
+            .collect();
+        settled.sort_by_key(|(d, _)| *d);
+        for (done, k) in settled {
             used -= k;
             if used + n <= self.limit {
-                return Some((*at + self.span).saturating_duration_since(now));
+                return Err((done + span).saturating_duration_since(now));
             }
         }
-        Some(self.span)
+        Err(IN_FLIGHT_WAIT)
+    }
+
+    fn settle(&self, id: u64, now: Instant) {
+        if let Some(e) = self.log().entries.iter_mut().find(|e| e.id == id) {
+            e.done = Some(now);
+        }
     }
 }
 
@@ -255,18 +298,29 @@ mod tests {
     fn the_window_never_holds_more_than_the_limit() {
         let w = Window::new(600);
         let t0 = Instant::now();
-        for _ in 0..6 {
-            assert_eq!(w.try_admit(100, t0), None);
-        }
-        let wait = w.try_admit(100, t0).unwrap();
-        assert_eq!(wait, w.span);
-        // Small batches fill the gap exactly, no more.
+        let ids: Vec<u64> = (0..6).map(|_| w.try_admit(100, t0).unwrap()).collect();
+        // Full, and nothing has come back yet: wait and look again.
+        assert_eq!(w.try_admit(100, t0), Err(IN_FLIGHT_WAIT));
+        // One answer came back 300 ms in: its room frees a span after that.
+        let back = t0 + Duration::from_millis(300);
+        w.settle(ids[0], back);
+        assert_eq!(w.try_admit(100, back), Err(w.span));
+        let free = back + w.span;
+        assert!(w.try_admit(100, free).is_ok());
+        assert!(w.try_admit(1, free).is_err());
+    }
+
+    #[test]
+    fn small_batches_fill_the_gap_exactly() {
         let w = Window::new(600);
-        assert_eq!(w.try_admit(550, t0), None);
-        assert_eq!(w.try_admit(50, t0 + Duration::from_millis(10)), None);
-        assert!(w.try_admit(1, t0 + Duration::from_millis(20)).is_some());
-        let later = t0 + w.span;
-        assert_eq!(w.try_admit(550, later), None);
-        assert!(w.try_admit(100, later).is_some());
+        let t0 = Instant::now();
+        let a = w.try_admit(550, t0).unwrap();
+        let b = w.try_admit(50, t0 + Duration::from_millis(10)).unwrap();
+        assert!(w.try_admit(1, t0 + Duration::from_millis(20)).is_err());
+        w.settle(a, t0 + Duration::from_millis(30));
+        w.settle(b, t0 + Duration::from_millis(40));
+        let later = t0 + Duration::from_millis(30) + w.span;
+        assert!(w.try_admit(550, later).is_ok());
+        assert!(w.try_admit(100, later).is_err());
     }
 }
