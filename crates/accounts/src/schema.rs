@@ -1,5 +1,6 @@
 //! The accounts tables.
 
+use keel_platform::migrate::col::{string, timestamp as ts, timestamp_null as ts_null};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{
     ColumnDef, ForeignKey, ForeignKeyAction, ForeignKeyCreateStatement, Index, Table,
@@ -16,21 +17,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
 };
 
 fn id(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name).string_len(24).not_null().to_owned()
-}
-
-fn ts(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name)
-        .timestamp_with_time_zone()
-        .not_null()
-        .to_owned()
-}
-
-fn ts_null(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name)
-        .timestamp_with_time_zone()
-        .null()
-        .to_owned()
+    string(name, 24)
 }
 
 fn owned_by_user(table: &'static str, column: &'static str) -> ForeignKeyCreateStatement {

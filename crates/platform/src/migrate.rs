@@ -320,3 +320,50 @@ mod tests {
         assert!((0..=i64::from(i32::MAX)).contains(&a));
     }
 }
+
+/// Column definitions every service's migrations use, so each table says
+/// what a column is (a timestamp, a bounded string) the same way.
+pub mod col {
+    use sea_orm::sea_query::ColumnDef;
+
+    /// `varchar(len) NOT NULL`.
+    pub fn string(name: &'static str, len: u32) -> ColumnDef {
+        ColumnDef::new(name).string_len(len).not_null().to_owned()
+    }
+
+    /// `varchar(len) NULL`.
+    pub fn string_null(name: &'static str, len: u32) -> ColumnDef {
+        ColumnDef::new(name).string_len(len).null().to_owned()
+    }
+
+    /// `timestamp with time zone NOT NULL` (RFC 3339 text on SQLite).
+    pub fn timestamp(name: &'static str) -> ColumnDef {
+        ColumnDef::new(name)
+            .timestamp_with_time_zone()
+            .not_null()
+            .to_owned()
+    }
+
+    /// `timestamp with time zone NULL`.
+    pub fn timestamp_null(name: &'static str) -> ColumnDef {
+        ColumnDef::new(name)
+            .timestamp_with_time_zone()
+            .null()
+            .to_owned()
+    }
+
+    /// `bigint NOT NULL`.
+    pub fn big(name: &'static str) -> ColumnDef {
+        ColumnDef::new(name).big_integer().not_null().to_owned()
+    }
+
+    /// `bigint` auto-increment primary key.
+    pub fn serial(name: &'static str) -> ColumnDef {
+        ColumnDef::new(name)
+            .big_integer()
+            .not_null()
+            .auto_increment()
+            .primary_key()
+            .to_owned()
+    }
+}

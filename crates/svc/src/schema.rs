@@ -1,5 +1,6 @@
 //! The svc tables (forms and the host site; push adds its own).
 
+use keel_platform::migrate::col::{serial, string as s, string_null as null_text, timestamp as ts};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{
     ColumnDef, ConditionalStatement, Expr, ExprTrait, ForeignKey, ForeignKeyAction, Index, Table,
@@ -26,26 +27,6 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
         },
     ],
 };
-
-fn s(name: &'static str, len: u32) -> ColumnDef {
-    ColumnDef::new(name).string_len(len).not_null().to_owned()
-}
-
-fn ts(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name)
-        .timestamp_with_time_zone()
-        .not_null()
-        .to_owned()
-}
-
-fn serial(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name)
-        .big_integer()
-        .not_null()
-        .auto_increment()
-        .primary_key()
-        .to_owned()
-}
 
 fn site_users_forms(b: DbBackend) -> Vec<Statement> {
     let settings = Table::create()
@@ -144,10 +125,6 @@ fn site_users_forms(b: DbBackend) -> Vec<Statement> {
             &audit,
         ],
     )
-}
-
-fn null_text(name: &'static str, len: u32) -> ColumnDef {
-    ColumnDef::new(name).string_len(len).null().to_owned()
 }
 
 fn push(b: DbBackend) -> Vec<Statement> {

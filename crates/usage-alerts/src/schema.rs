@@ -1,5 +1,6 @@
 //! The usage-alerts tables.
 
+use keel_platform::migrate::col::{big, string as s, timestamp as ts};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{ColumnDef, Index, Table};
 use keel_platform::sea_orm::{DbBackend, Statement};
@@ -12,21 +13,6 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
         up: initial,
     }],
 };
-
-fn s(name: &'static str, len: u32) -> ColumnDef {
-    ColumnDef::new(name).string_len(len).not_null().to_owned()
-}
-
-fn ts(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name)
-        .timestamp_with_time_zone()
-        .not_null()
-        .to_owned()
-}
-
-fn big(name: &'static str) -> ColumnDef {
-    ColumnDef::new(name).big_integer().not_null().to_owned()
-}
 
 fn initial(b: DbBackend) -> Vec<Statement> {
     let devices = Table::create()
