@@ -50,6 +50,9 @@ bench_launch_keel() { # [NAME=value...]
     KEEL_APPCHECK_JWKS_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 20))/jwks.json" \
     KEEL_EXPO_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 30))" \
     KEEL_EXPO_RECEIPT_DELAY_SECS=86400 \
+    KEEL_STREAM_URL="http://127.0.0.1:9" KEEL_7TV_URL="http://127.0.0.1:9" \
+    KEEL_BTTV_URL="http://127.0.0.1:9" KEEL_FFZ_URL="http://127.0.0.1:9" \
+    KEEL_APPLE_JWKS_URL="http://127.0.0.1:9/jwks" \
     "${BENCH_DB_ENV[@]}" ${BENCH_KEEL_ENV:-} "$@" \
     "$KEEL_BIN" serve >>"$BENCH_DIR/stdout" 2>>"$BENCH_DIR/stderr" &
   KEEL_PID=$!

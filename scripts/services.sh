@@ -36,3 +36,11 @@ keel_ensure_nextest() {
   echo "cargo-nextest is missing; installing it" >&2
   cargo install --locked cargo-nextest || keel_fail "could not install cargo-nextest"
 }
+
+# The browser tests drive Debian's Chromium through chromedriver.
+keel_ensure_chromium() {
+  command -v chromium >/dev/null && command -v chromedriver >/dev/null && return 0
+  echo "chromium or chromedriver is missing; installing them (apt-get)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null \
+    || keel_fail "could not install chromium and chromium-driver"
+}

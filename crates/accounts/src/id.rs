@@ -4,7 +4,7 @@
 
 use rand::RngCore;
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 pub fn new_id() -> String {
     let secs = u32::try_from(chrono::Utc::now().timestamp()).unwrap_or(u32::MAX);
@@ -19,7 +19,7 @@ pub fn parse_id(field: &str, raw: &str) -> Result<String, Error> {
     if raw.len() == 24 && raw.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(raw.to_ascii_lowercase())
     } else {
-        Err(Error::invalid_id(field))
+        Err(error::invalid_id(field))
     }
 }
 

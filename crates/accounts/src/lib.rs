@@ -13,10 +13,10 @@ mod schema;
 pub mod state;
 pub mod views;
 
+use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::jobs::JobRegistry;
+use keel_platform::service::{Build, Configured, HttpService, Listener};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
-use keel_platform::{Platform, StartError};
 
 pub use config::Config;
 pub use schema::MIGRATIONS;
@@ -28,12 +28,27 @@ use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "accounts";
 
+/// The accounts service, as the process sees it.
+pub static SERVICE: HttpService = HttpService {
+    name: NAME,
+    listener: Listener {
+        var: "KEEL_ACCOUNTS_ADDR",
+        default: "127.0.0.1:8081",
+    },
+    migrations: &MIGRATIONS,
+    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    commands: None,
+};
+
+impl Configured for Config {
+    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
+        app(b, *self)
+    }
+}
+
 /// Builds the service.
-pub fn app(
-    platform: &Platform,
-    cfg: Config,
-    _jobs: &mut JobRegistry,
-) -> Result<ServiceApp, StartError> {
+fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
+    let platform = b.platform;
     let tokens = TokenKeys::load(&cfg, &platform.config.data_dir)?;
     let geo = match &cfg.geoip_csv {
         Some(path) => GeoDb::load(path)?,

@@ -1,19 +1,16 @@
 //! What every accounts handler shares.
 
-use std::ops::Deref;
-use std::sync::Arc;
-
 use keel_platform::Platform;
 use keel_platform::crypto::SecretBox;
 use keel_platform::db::Db;
+use keel_platform::state::Shared;
 
 use crate::auth::cache::SessionCache;
 use crate::auth::geo::GeoDb;
 use crate::auth::tokens::TokenKeys;
 use crate::config::Config;
 
-#[derive(Clone)]
-pub struct AppState(Arc<Inner>);
+pub type AppState = Shared<Inner>;
 
 pub struct Inner {
     pub platform: Platform,
@@ -24,20 +21,6 @@ pub struct Inner {
     /// Verified against when a login names no user, so both cases cost the same.
     pub dummy_hash: String,
     pub sessions: SessionCache,
-}
-
-impl AppState {
-    pub fn new(inner: Inner) -> Self {
-        Self(Arc::new(inner))
-    }
-}
-
-impl Deref for AppState {
-    type Target = Inner;
-
-    fn deref(&self) -> &Inner {
-        &self.0
-    }
 }
 
 impl Inner {

@@ -1,58 +1,158 @@
 //! channel: the live channel web app (channel-web) and its API (channel-api)
-//! (seed 001, second half).
+//! (seed 001, second half). See docs/channel.md.
 
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod domain;
+pub mod entity;
+pub mod error;
+pub mod getstream;
+pub mod input;
+pub mod jobs;
+mod routes;
+mod schema;
+pub mod state;
 pub mod trpc;
 pub mod web;
 
-use keel_platform::Platform;
-use keel_platform::config::{ConfigError, Source};
+use std::sync::Arc;
+
+use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::jobs::JobRegistry;
-use keel_platform::migrate::MigrationSet;
-use keel_platform::utoipa_axum::router::OpenApiRouter;
+use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+
+pub use config::Config;
+pub use schema::MIGRATIONS;
+
+use crate::domain::live::Live;
+use crate::getstream::GetStream;
+use crate::state::{AppState, Inner};
 
 pub const WEB: &str = "channel-web";
 pub const API: &str = "channel-api";
 
-pub static MIGRATIONS: MigrationSet = MigrationSet {
-    component: "channel",
-    migrations: &[],
+/// channel-web, as the process sees it.
+pub static WEB_SERVICE: HttpService = HttpService {
+    name: WEB,
+    listener: Listener {
+        var: "KEEL_CHANNEL_WEB_ADDR",
+        default: "127.0.0.1:8083",
+    },
+    migrations: &MIGRATIONS,
+    configure: |src| Ok(Box::new(Web(Config::from_source(src)?))),
+    commands: None,
 };
 
-/// The service's own configuration.
-#[derive(Debug, Clone)]
-pub struct Config {}
+/// channel-api, as the process sees it (with `keel channel ...`).
+pub static API_SERVICE: HttpService = HttpService {
+    name: API,
+    listener: Listener {
+        var: "KEEL_CHANNEL_API_ADDR",
+        default: "127.0.0.1:8084",
+    },
+    migrations: &MIGRATIONS,
+    configure: |src| Ok(Box::new(Api(Config::from_source(src)?))),
+    commands: Some(Commands {
+        command: cli::command,
+        run: |src, matches| Box::pin(cli::run(src, matches)),
+    }),
+};
 
-impl Config {
-    pub fn from_source(_src: &Source) -> Result<Self, ConfigError> {
-        Ok(Self {})
+struct Web(Config);
+
+impl Configured for Web {
+    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
+        web::assets::complete(&web::ENTRIES).map_err(StartError::Other)?;
+        let Web(cfg) = *self;
+        let platform = b.platform;
+        let api = api_base(&cfg, b);
+        let limit = platform.config.http.body_limit.max(routes::LOGO_BODY_LIMIT);
+        let proxy = web::Proxy::new(
+            &api,
+            cfg.web.proxy_timeout,
+            limit,
+            platform.config.http.trusted_proxies.clone(),
+        )
+        .map_err(StartError::Other)?;
+        tracing::info!(api = proxy.base(), "channel-web forwards /api/* there");
+        let state = keel_platform::state::Shared::new(web::WebInner::new(
+            platform.clone(),
+            Arc::new(cfg),
+            proxy,
+        ));
+        Ok(ServiceApp {
+            name: WEB,
+            base_path: String::new(),
+            routes: web::router(state),
+            render: error::render_web,
+        })
     }
 }
 
-/// Builds channel-web.
-pub fn web_app(
-    _platform: &Platform,
-    _cfg: Config,
-    _jobs: &mut JobRegistry,
-) -> Result<ServiceApp, keel_platform::StartError> {
-    Ok(ServiceApp {
-        name: WEB,
-        base_path: String::new(),
-        routes: OpenApiRouter::new(),
-        render: web::render,
-    })
+/// Where channel-web finds channel-api: `KEEL_CHANNEL_API_URL`; else the
+/// channel-api this process serves; else `KEEL_CHANNEL_API_ADDR`.
+fn api_base(cfg: &Config, b: &Build<'_>) -> String {
+    if let Some(u) = &cfg.api_url {
+        return u.as_str().trim_end_matches('/').to_owned();
+    }
+    match b.addr_of(API) {
+        Some(mut addr) => {
+            if addr.ip().is_unspecified() {
+                addr.set_ip(if addr.is_ipv4() {
+                    std::net::Ipv4Addr::LOCALHOST.into()
+                } else {
+                    std::net::Ipv6Addr::LOCALHOST.into()
+                });
+            }
+            format!("http://{addr}")
+        }
+        None => format!("http://{}", cfg.web.api_addr),
+    }
 }
 
-/// Builds channel-api.
-pub fn api_app(
-    _platform: &Platform,
-    _cfg: Config,
-    _jobs: &mut JobRegistry,
-) -> Result<ServiceApp, keel_platform::StartError> {
-    Ok(ServiceApp {
-        name: API,
-        base_path: String::new(),
-        routes: OpenApiRouter::new(),
-        render: trpc::render,
-    })
+struct Api(Config);
+
+impl Configured for Api {
+    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
+        let platform = b.platform;
+        let cfg = Arc::new(self.0);
+        let stream = GetStream::new(platform.http.clone(), cfg.stream.clone());
+        let live = Arc::new(Live::new(platform.db.clone(), platform.cache.clone()));
+        jobs::register(
+            b.jobs,
+            b.tasks,
+            &jobs::Deps {
+                db: platform.db.clone(),
+                http: platform.http.clone(),
+                stream: stream.clone(),
+                cfg: cfg.clone(),
+                live: live.clone(),
+            },
+        );
+        let state = AppState::new(Inner {
+            platform: platform.clone(),
+            info: domain::snapshot::Snapshot::new(web::INFO_MAX_AGE),
+            cfg,
+            stream,
+            live,
+            procedures: routes::procedures::all(),
+            dummy_hash: keel_platform::password::dummy_hash()
+                .map_err(|e| StartError::Other(e.to_string()))?,
+            trusted: {
+                let mut t = platform.config.http.trusted_proxies.clone();
+                t.extend([
+                    std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
+                    std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+                ]);
+                t
+            },
+        });
+        Ok(ServiceApp {
+            name: API,
+            base_path: String::new(),
+            routes: routes::router(state),
+            render: error::render_api,
+        })
+    }
 }

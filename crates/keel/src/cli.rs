@@ -1,9 +1,7 @@
 //! The command line. Configuration comes from the environment (or
 //! `keel.toml`); the README lists every variable.
 
-use clap::{Parser, Subcommand};
-
-use crate::ServiceName;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 const CONFIG_HELP: &str = "\
 Configuration is read from the environment, or from a flat keel.toml in the \
@@ -33,86 +31,52 @@ pub enum Command {
     /// service's base URL, and shuts down gracefully on SIGTERM or SIGINT.
     #[command(after_long_help = CONFIG_HELP)]
     Serve {
-        /// Services to start: accounts, usage-alerts, svc, channel-web, channel-api.
-        #[arg(value_enum)]
-        services: Vec<ServiceName>,
+        /// Services to start.
+        #[arg(value_parser = service_names())]
+        services: Vec<String>,
     },
     /// Apply pending migrations of the named services (all when none) and exit.
     #[command(after_long_help = CONFIG_HELP)]
     Migrate {
         /// Services whose migrations to apply.
-        #[arg(value_enum)]
-        services: Vec<ServiceName>,
-    },
-    /// Administer the svc host site: settings, admins, application passwords, forms.
-    #[command(subcommand)]
-    Svc(SvcCommand),
-}
-
-#[derive(Debug, Subcommand)]
-pub enum SvcCommand {
-    /// Site settings (allowed origins, forms allow-list, push switch, App Check, limits).
-    #[command(subcommand)]
-    Settings(SettingsCommand),
-    /// Host-site users.
-    #[command(subcommand)]
-    Admin(AdminCommand),
-    /// Application passwords (HTTP Basic for the admin routes).
-    #[command(subcommand, name = "app-password")]
-    AppPassword(AppPasswordCommand),
-    /// Form definitions.
-    #[command(subcommand)]
-    Form(FormCommand),
-}
-
-#[derive(Debug, Subcommand)]
-pub enum SettingsCommand {
-    /// Print the settings as JSON.
-    Show,
-    /// Set one setting; lists are comma-separated. Keys: allowed_origins,
-    /// forms_allowlist, push_enabled, appcheck_project_number,
-    /// appcheck_app_ids, appcheck_debug_tokens, submission_rate_limit,
-    /// payload_limit_bytes.
-    Set {
-        key: String,
-        /// The value (an empty string clears a list).
-        value: String,
+        #[arg(value_parser = service_names())]
+        services: Vec<String>,
     },
 }
 
-#[derive(Debug, Subcommand)]
-pub enum AdminCommand {
-    /// Create a user holding svc_manage; prints its login password once.
-    Add {
-        username: String,
-        /// Create the user without svc_manage.
-        #[arg(long)]
-        no_capability: bool,
-        /// Read the login password from standard input instead of generating one.
-        #[arg(long)]
-        password_stdin: bool,
-    },
+fn service_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::services::http_names())
 }
 
-#[derive(Debug, Subcommand)]
-pub enum AppPasswordCommand {
-    /// Create an application password; prints it once (24 characters in groups of four).
-    Add { username: String, name: String },
-    /// Delete an application password.
-    Revoke { username: String, name: String },
-    /// List a user's application passwords (names and dates only).
-    List { username: String },
+/// The whole command line: `serve`, `migrate`, and each service's own
+/// subcommand (`keel svc ...`).
+pub fn command() -> clap::Command {
+    crate::services::SERVICES
+        .iter()
+        .filter_map(|s| s.command())
+        .fold(Cli::command(), clap::Command::subcommand)
 }
 
-#[derive(Debug, Subcommand)]
-pub enum FormCommand {
-    /// List the forms as JSON.
-    List,
-    /// Print one form as JSON.
-    Show { id: String },
-    /// Create or replace a form from a JSON file (`-` reads standard input):
-    /// {"id": "12", "title": "...", "fields": [{"id", "label", "type", "required", "choices", "max_length"}]}
-    Put { file: String },
-    /// Delete a form and its submissions.
-    Remove { id: String },
+/// What the command line asks for.
+pub enum Invocation {
+    Builtin(Command),
+    /// A service's subcommand, with its matches.
+    Service(
+        &'static dyn keel_platform::service::Service,
+        clap::ArgMatches,
+    ),
+}
+
+/// Parses the process's arguments (exits with usage on an error).
+pub fn parse() -> Invocation {
+    let matches = command().get_matches();
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(service) = crate::services::with_command(name)
+    {
+        return Invocation::Service(service, sub.clone());
+    }
+    match Cli::from_arg_matches(&matches) {
+        Ok(cli) => Invocation::Builtin(cli.command),
+        Err(e) => e.exit(),
+    }
 }

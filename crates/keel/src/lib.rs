@@ -2,42 +2,52 @@
 //! function the binary and the test kit share.
 
 pub mod cli;
-mod services;
-pub mod svc_cli;
+pub mod services;
 
 use std::net::SocketAddr;
 
 use keel_platform::config::{PlatformConfig, Source, addr};
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::migrate::Applied;
+use keel_platform::service::{Build, Service};
+use keel_platform::tasks::Tasks;
 use keel_platform::{Platform, StartError, http, telemetry};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-pub use services::{ServiceConfig, ServiceName};
-
 /// A service that is up.
 #[derive(Debug, Clone)]
 pub struct Listening {
-    pub service: ServiceName,
+    pub service: &'static str,
     pub addr: SocketAddr,
     /// `http://<addr><base path>`
     pub base_url: String,
 }
 
-/// The running process: listeners, the job worker, and the way to stop them.
+/// Why a task of the process stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}: {1}")]
+    Serve(&'static str, std::io::Error),
+    #[error("a task panicked: {0}")]
+    Panicked(String),
+}
+
+/// The running process: listeners, the job worker, background tasks, and
+/// the way to stop them.
 pub struct Running {
     pub platform: Platform,
     pub listening: Vec<Listening>,
     pub metrics_addr: SocketAddr,
     shutdown: CancellationToken,
-    tasks: JoinSet<Result<(), String>>,
+    servers: JoinSet<Result<(), RunError>>,
+    tasks: Tasks,
 }
 
 impl Running {
     /// The base URL of a running service.
-    pub fn url(&self, service: ServiceName) -> Option<&str> {
+    pub fn url(&self, service: &str) -> Option<&str> {
         self.listening
             .iter()
             .find(|l| l.service == service)
@@ -53,12 +63,20 @@ impl Running {
         self.shutdown.clone()
     }
 
-    /// Waits until every task has stopped; the first failure, if any.
-    /// A task that stops on its own stops the others too.
-    pub async fn wait(mut self) -> Result<(), String> {
+    /// The process's background tasks.
+    pub fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
+
+    /// Waits until the listeners and the job worker have stopped, then
+    /// lets the background tasks finish what they hold; the first failure,
+    /// if any. A listener that stops on its own stops the others too.
+    pub async fn wait(mut self) -> Result<(), RunError> {
         let mut first_err = None;
-        while let Some(joined) = self.tasks.join_next().await {
-            let result = joined.map_err(|e| e.to_string()).and_then(|r| r);
+        while let Some(joined) = self.servers.join_next().await {
+            let result = joined
+                .map_err(|e| RunError::Panicked(e.to_string()))
+                .and_then(|r| r);
             if !self.shutdown.is_cancelled() {
                 tracing::error!(?result, "a task stopped on its own; shutting down");
                 self.shutdown.cancel();
@@ -67,23 +85,28 @@ impl Running {
                 first_err = Some(e);
             }
         }
+        self.tasks
+            .shutdown(self.platform.config.http.shutdown_grace)
+            .await;
         self.platform.db.clone().close().await;
         first_err.map_or(Ok(()), Err)
     }
 }
 
 /// Reads configuration, binds every listener, opens storage, migrates,
-/// and starts the services and the job worker.
-pub async fn start(src: &Source, named: &[ServiceName]) -> Result<Running, StartError> {
-    let services = ServiceName::selection(named);
+/// and starts the named services (all when none), the job worker and the
+/// metrics listener.
+pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> {
+    let services = services::selection(named).map_err(StartError::Other)?;
     let cfg = PlatformConfig::from_source(src)?;
     let mut configs = Vec::with_capacity(services.len());
-    for s in &services {
-        configs.push((*s, ServiceConfig::load(*s, src)?));
-    }
     let mut listeners = Vec::with_capacity(services.len());
     for s in &services {
-        listeners.push(bind(s.addr_var(), &addr(src, s.addr_var(), s.default_addr())?).await?);
+        configs.push(s.configure(src)?);
+    }
+    for s in &services {
+        let l = listener_of(*s)?;
+        listeners.push(bind(l.var, &addr(src, l.var, l.default)?).await?);
     }
     let metrics_listener = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
     let platform = Platform::connect(cfg).await?;
@@ -91,41 +114,57 @@ pub async fn start(src: &Source, named: &[ServiceName]) -> Result<Running, Start
         tracing::info!("SKIP_MIGRATIONS=true: not migrating");
     } else {
         platform
-            .migrate(&ServiceName::migration_sets(&services))
+            .migrate(&services::migration_sets(&services))
             .await?;
     }
     let shutdown = CancellationToken::new();
     let grace = platform.config.http.shutdown_grace;
-    let mut tasks = JoinSet::new();
+    let tasks = Tasks::new();
+    let mut servers = JoinSet::new();
     let mut registry = JobRegistry::default();
     platform.mailer.register(&mut registry);
+    let mut addrs = Vec::with_capacity(services.len());
+    for (service, listener) in services.iter().zip(&listeners) {
+        addrs.push((
+            service.name(),
+            local_addr(listener_of(*service)?.var, listener)?,
+        ));
+    }
     let mut listening = Vec::with_capacity(services.len());
-    for ((service, config), listener) in configs.into_iter().zip(listeners) {
-        let app = config.build(&platform, &mut registry)?;
-        let addr = local_addr(service.addr_var(), &listener)?;
+    for ((config, listener), (name, addr)) in configs
+        .into_iter()
+        .zip(listeners)
+        .zip(addrs.iter().copied())
+    {
+        let app = config.build(&mut Build {
+            platform: &platform,
+            jobs: &mut registry,
+            tasks: &tasks,
+            listening: &addrs,
+        })?;
         listening.push(Listening {
-            service,
+            service: name,
             addr,
             base_url: format!("http://{addr}{}", app.base_path),
         });
-        let router = http::finish(app, platform.readiness(), &platform.config.http);
+        let router = http::finish(app, platform.readiness(&tasks), &platform.config.http);
         let token = shutdown.clone();
-        tasks.spawn(async move {
+        servers.spawn(async move {
             http::serve(listener, router, token, grace)
                 .await
-                .map_err(|e| format!("{service}: {e}"))
+                .map_err(|e| RunError::Serve(name, e))
         });
     }
     let metrics_addr = local_addr("KEEL_METRICS_ADDR", &metrics_listener)?;
     let token = shutdown.clone();
-    tasks.spawn(async move {
+    servers.spawn(async move {
         http::serve(metrics_listener, telemetry::metrics_router(), token, grace)
             .await
-            .map_err(|e| format!("metrics: {e}"))
+            .map_err(|e| RunError::Serve("metrics", e))
     });
     let worker = Worker::new(platform.db.clone(), registry, platform.config.jobs.clone());
     let token = shutdown.clone();
-    tasks.spawn(async move {
+    servers.spawn(async move {
         worker.run(token, grace).await;
         Ok(())
     });
@@ -134,17 +173,21 @@ pub async fn start(src: &Source, named: &[ServiceName]) -> Result<Running, Start
         listening,
         metrics_addr,
         shutdown,
+        servers,
         tasks,
     })
 }
 
+fn listener_of(s: &dyn Service) -> Result<keel_platform::service::Listener, StartError> {
+    s.listener()
+        .ok_or_else(|| StartError::Other(format!("{} has no HTTP listener", s.name())))
+}
+
 /// Applies the migrations the named services (all when none) need.
-pub async fn migrate(src: &Source, named: &[ServiceName]) -> Result<Vec<Applied>, StartError> {
-    let services = ServiceName::selection(named);
+pub async fn migrate(src: &Source, named: &[&str]) -> Result<Vec<Applied>, StartError> {
+    let services = services::selection(named).map_err(StartError::Other)?;
     let platform = Platform::connect(PlatformConfig::from_source(src)?).await?;
-    let applied = platform
-        .migrate(&ServiceName::migration_sets(&services))
-        .await;
+    let applied = platform.migrate(&services::migration_sets(&services)).await;
     platform.db.clone().close().await;
     applied
 }

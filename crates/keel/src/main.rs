@@ -1,7 +1,6 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-use keel::cli::{Cli, Command};
+use keel::cli::{Command, Invocation};
 use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::telemetry;
 
@@ -11,7 +10,7 @@ use keel_platform::telemetry;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = keel::cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -24,7 +23,8 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(e) => {
+            let message = format!("{e:#}");
             tracing::error!("{message}");
             eprintln!("keel: {message}");
             ExitCode::FAILURE
@@ -32,16 +32,14 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: Cli) -> Result<(), String> {
-    let src = Source::load().map_err(|e| e.to_string())?;
-    let cfg = PlatformConfig::from_source(&src).map_err(|e| e.to_string())?;
+async fn run(cli: Invocation) -> anyhow::Result<()> {
+    let src = Source::load()?;
+    let cfg = PlatformConfig::from_source(&src)?;
     telemetry::init_tracing(cfg.log_format);
-    match cli.command {
-        Command::Serve { services } => serve(&src, &services).await,
-        Command::Migrate { services } => {
-            let applied = keel::migrate(&src, &services)
-                .await
-                .map_err(|e| e.to_string())?;
+    match cli {
+        Invocation::Builtin(Command::Serve { services }) => serve(&src, &names(&services)).await,
+        Invocation::Builtin(Command::Migrate { services }) => {
+            let applied = keel::migrate(&src, &names(&services)).await?;
             if applied.is_empty() {
                 println!("nothing to migrate");
             }
@@ -50,19 +48,21 @@ async fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Svc(cmd) => {
-            println!("{}", keel::svc_cli::run(&src, cmd).await?);
+        Invocation::Service(service, matches) => {
+            println!("{}", service.run_command(&src, &matches).await?);
             Ok(())
         }
     }
 }
 
-async fn serve(src: &Source, services: &[keel::ServiceName]) -> Result<(), String> {
-    let running = keel::start(src, services)
-        .await
-        .map_err(|e| e.to_string())?;
+fn names(services: &[String]) -> Vec<&str> {
+    services.iter().map(String::as_str).collect()
+}
+
+async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
+    let running = keel::start(src, services).await?;
     for l in &running.listening {
-        println!("{:<12} {}", l.service.as_str(), l.base_url);
+        println!("{:<12} {}", l.service, l.base_url);
     }
     println!("{:<12} http://{}/metrics", "metrics", running.metrics_addr);
     let token = running.shutdown_token();
@@ -71,7 +71,7 @@ async fn serve(src: &Source, services: &[keel::ServiceName]) -> Result<(), Strin
         tracing::info!("shutting down");
         token.cancel();
     });
-    running.wait().await
+    Ok(running.wait().await?)
 }
 
 async fn shutdown_signal() {

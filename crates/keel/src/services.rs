@@ -1,141 +1,62 @@
-//! The route table of the process: which services exist, where they listen
-//! by default, which migrations they need and how each is built.
+//! The services of the process: the one table `keel serve`, `keel migrate`
+//! and the command line read. Adding a service is adding its entry here.
 
-use keel_platform::Platform;
-use keel_platform::StartError;
-use keel_platform::config::{ConfigError, Source};
-use keel_platform::http::ServiceApp;
-use keel_platform::jobs::JobRegistry;
 use keel_platform::migrate::MigrationSet;
+use keel_platform::service::Service;
 
-/// An HTTP service `keel serve` can start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
-pub enum ServiceName {
-    /// Account self-service and goals (seed 000).
-    Accounts,
-    /// Usage events, thresholds, devices and APNs alerts (seed 001).
-    UsageAlerts,
-    /// The svc/v1 REST namespace: forms and push (seed 002).
-    Svc,
-    /// The live channel web app (seed 001).
-    ChannelWeb,
-    /// The live channel tRPC API, webhooks and cron jobs (seed 001).
-    ChannelApi,
+/// Every service, in the order `keel serve` starts them.
+pub static SERVICES: &[&dyn Service] = &[
+    &keel_accounts::SERVICE,
+    &keel_usage_alerts::SERVICE,
+    &keel_svc::SERVICE,
+    &keel_channel::WEB_SERVICE,
+    &keel_channel::API_SERVICE,
+    &keel_quotebot::SERVICE,
+];
+
+/// The services `keel serve` can start (those with a listener).
+pub fn http() -> impl Iterator<Item = &'static dyn Service> {
+    SERVICES.iter().copied().filter(|s| s.listener().is_some())
 }
 
-impl ServiceName {
-    pub const ALL: [Self; 5] = [
-        Self::Accounts,
-        Self::UsageAlerts,
-        Self::Svc,
-        Self::ChannelWeb,
-        Self::ChannelApi,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Accounts => keel_accounts::NAME,
-            Self::UsageAlerts => keel_usage_alerts::NAME,
-            Self::Svc => keel_svc::NAME,
-            Self::ChannelWeb => keel_channel::WEB,
-            Self::ChannelApi => keel_channel::API,
-        }
-    }
-
-    /// The variable holding the listen address.
-    pub fn addr_var(self) -> &'static str {
-        match self {
-            Self::Accounts => "KEEL_ACCOUNTS_ADDR",
-            Self::UsageAlerts => "KEEL_USAGE_ALERTS_ADDR",
-            Self::Svc => "KEEL_SVC_ADDR",
-            Self::ChannelWeb => "KEEL_CHANNEL_WEB_ADDR",
-            Self::ChannelApi => "KEEL_CHANNEL_API_ADDR",
-        }
-    }
-
-    pub fn default_addr(self) -> &'static str {
-        match self {
-            Self::Accounts => "127.0.0.1:8081",
-            Self::UsageAlerts => "127.0.0.1:8082",
-            Self::ChannelWeb => "127.0.0.1:8083",
-            Self::ChannelApi => "127.0.0.1:8084",
-            Self::Svc => "127.0.0.1:8085",
-        }
-    }
-
-    pub fn migrations(self) -> &'static MigrationSet {
-        match self {
-            Self::Accounts => &keel_accounts::MIGRATIONS,
-            Self::UsageAlerts => &keel_usage_alerts::MIGRATIONS,
-            Self::Svc => &keel_svc::MIGRATIONS,
-            Self::ChannelWeb | Self::ChannelApi => &keel_channel::MIGRATIONS,
-        }
-    }
-
-    /// The named services, or all of them when none are named; each once.
-    pub fn selection(named: &[Self]) -> Vec<Self> {
-        let mut v = if named.is_empty() {
-            Self::ALL.to_vec()
-        } else {
-            named.to_vec()
-        };
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-
-    /// The migration sets the services need, each once, in order.
-    pub fn migration_sets(services: &[Self]) -> Vec<&'static MigrationSet> {
-        let mut sets: Vec<&'static MigrationSet> = Vec::new();
-        for s in services {
-            let set = s.migrations();
-            if !sets.iter().any(|have| have.component == set.component) {
-                sets.push(set);
-            }
-        }
-        sets
-    }
+/// The names of the HTTP services, for the command line.
+pub fn http_names() -> Vec<&'static str> {
+    http().map(|s| s.name()).collect()
 }
 
-impl std::fmt::Display for ServiceName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+/// The named HTTP services (all of them when none is named), each once, in
+/// table order; an unknown name is an error naming it.
+pub fn selection(named: &[impl AsRef<str>]) -> Result<Vec<&'static dyn Service>, String> {
+    if let Some(unknown) = named
+        .iter()
+        .map(AsRef::as_ref)
+        .find(|n| !http().any(|s| s.name() == *n))
+    {
+        return Err(format!(
+            "no service named {unknown:?} (services: {})",
+            http_names().join(", ")
+        ));
     }
+    Ok(http()
+        .filter(|s| named.is_empty() || named.iter().any(|n| n.as_ref() == s.name()))
+        .collect())
 }
 
-/// A service's configuration, read before anything is opened.
-pub enum ServiceConfig {
-    Accounts(keel_accounts::Config),
-    UsageAlerts(keel_usage_alerts::Config),
-    Svc(keel_svc::Config),
-    ChannelWeb(keel_channel::Config),
-    ChannelApi(keel_channel::Config),
-}
-
-impl ServiceConfig {
-    pub fn load(name: ServiceName, src: &Source) -> Result<Self, ConfigError> {
-        Ok(match name {
-            ServiceName::Accounts => Self::Accounts(keel_accounts::Config::from_source(src)?),
-            ServiceName::UsageAlerts => {
-                Self::UsageAlerts(keel_usage_alerts::Config::from_source(src)?)
-            }
-            ServiceName::Svc => Self::Svc(keel_svc::Config::from_source(src)?),
-            ServiceName::ChannelWeb => Self::ChannelWeb(keel_channel::Config::from_source(src)?),
-            ServiceName::ChannelApi => Self::ChannelApi(keel_channel::Config::from_source(src)?),
-        })
-    }
-
-    pub fn build(
-        self,
-        platform: &Platform,
-        jobs: &mut JobRegistry,
-    ) -> Result<ServiceApp, StartError> {
-        match self {
-            Self::Accounts(c) => keel_accounts::app(platform, c, jobs),
-            Self::UsageAlerts(c) => keel_usage_alerts::app(platform, c, jobs),
-            Self::Svc(c) => keel_svc::app(platform, c, jobs),
-            Self::ChannelWeb(c) => keel_channel::web_app(platform, c, jobs),
-            Self::ChannelApi(c) => keel_channel::api_app(platform, c, jobs),
+/// The migration sets `services` need, each once, in order.
+pub fn migration_sets(services: &[&'static dyn Service]) -> Vec<&'static MigrationSet> {
+    let mut sets: Vec<&'static MigrationSet> = Vec::new();
+    for set in services.iter().filter_map(|s| s.migrations()) {
+        if !sets.iter().any(|have| have.component == set.component) {
+            sets.push(set);
         }
     }
+    sets
+}
+
+/// The service whose subcommand is `name`.
+pub fn with_command(name: &str) -> Option<&'static dyn Service> {
+    SERVICES
+        .iter()
+        .copied()
+        .find(|s| s.command().is_some_and(|c| c.get_name() == name))
 }

@@ -1,20 +1,36 @@
 //! Group commit: many requests' writes in one transaction.
 //!
-//! A `Batcher` owns a writer task. Callers hand it items; it takes every
-//! item waiting (up to a maximum) and writes them together, then answers
-//! each caller with its own result. On SQLite, where one connection writes
-//! at a time, this turns many small transactions into few larger ones; on
-//! PostgreSQL it saves commits (and their fsyncs).
+//! A `Batcher` owns a writer task (in the server's [`Tasks`]). Callers hand
+//! it items; it takes every item waiting (up to a maximum) and writes them
+//! together, then answers each caller with its own result. On SQLite, where
+//! one connection writes at a time, this turns many small transactions into
+//! few larger ones; on PostgreSQL it saves commits (and their fsyncs).
+//!
+//! A write that fails or panics fails the items of its batch, and the
+//! writer goes on with the next. On shutdown (after the listeners stopped)
+//! the writer writes what is queued and stops.
 
+use futures::FutureExt;
 use std::future::Future;
-use std::sync::Arc;
-
 use tokio::sync::{mpsc, oneshot};
 
-type Reply<R> = oneshot::Sender<Result<R, String>>;
+use crate::http::api_error::{Cause, chain};
+use crate::http::body_guard::panic_text;
+use crate::tasks::Tasks;
 
-/// The handle callers use; cheap to clone. The writer stops when every
-/// handle is gone.
+/// Why an item was not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    /// The batch's write failed; the cause, as logged.
+    #[error("the batched write failed: {0}")]
+    Write(String),
+    #[error("the batch writer has stopped")]
+    Stopped,
+}
+
+type Reply<R> = oneshot::Sender<Result<R, BatchError>>;
+
+/// The handle callers use; cheap to clone.
 pub struct Batcher<T, R> {
     tx: mpsc::Sender<(T, Option<Reply<R>>)>,
 }
@@ -28,46 +44,63 @@ impl<T, R> Clone for Batcher<T, R> {
 }
 
 impl<T: Send + 'static, R: Send + 'static> Batcher<T, R> {
-    /// Starts the writer. `write` gets the waiting items in arrival order
-    /// and returns one result per item, in that order (or one error for all).
-    pub fn start<F, Fut>(max_batch: usize, write: F) -> Self
+    /// Starts the writer as one of `tasks`. `write` gets the waiting items
+    /// in arrival order and returns one result per item, in that order (or
+    /// one error for all).
+    pub fn start<F, Fut, E>(tasks: &Tasks, name: &'static str, max_batch: usize, write: F) -> Self
     where
         F: Fn(Vec<T>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<R>, String>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<R>, E>> + Send + 'static,
+        E: Into<Cause> + 'static,
     {
         let max_batch = max_batch.max(1);
         let (tx, rx) = mpsc::channel(max_batch * 8);
-        tokio::spawn(run(rx, max_batch, Arc::new(write)));
+        let token = tasks.token();
+        tasks.spawn(name, run(rx, token, max_batch, write));
         Self { tx }
     }
 
     /// Writes `item` and waits for its commit.
-    pub async fn submit(&self, item: T) -> Result<R, String> {
+    pub async fn submit(&self, item: T) -> Result<R, BatchError> {
         let (reply, answer) = oneshot::channel();
         self.tx
             .send((item, Some(reply)))
             .await
-            .map_err(|_| "the batch writer has stopped".to_owned())?;
-        answer
-            .await
-            .map_err(|_| "the batch writer dropped the item".to_owned())?
+            .map_err(|_| BatchError::Stopped)?;
+        answer.await.map_err(|_| BatchError::Stopped)?
     }
 
     /// Queues `item` without waiting for it to be written.
-    pub async fn enqueue(&self, item: T) -> Result<(), String> {
+    pub async fn enqueue(&self, item: T) -> Result<(), BatchError> {
         self.tx
             .send((item, None))
             .await
-            .map_err(|_| "the batch writer has stopped".to_owned())
+            .map_err(|_| BatchError::Stopped)
     }
 }
 
-async fn run<T, R, F, Fut>(mut rx: mpsc::Receiver<(T, Option<Reply<R>>)>, max: usize, write: Arc<F>)
-where
-    F: Fn(Vec<T>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Vec<R>, String>> + Send + 'static,
+async fn run<T, R, F, Fut, E>(
+    mut rx: mpsc::Receiver<(T, Option<Reply<R>>)>,
+    token: tokio_util::sync::CancellationToken,
+    max: usize,
+    write: F,
+) where
+    F: Fn(Vec<T>) -> Fut,
+    Fut: Future<Output = Result<Vec<R>, E>>,
+    E: Into<Cause>,
 {
-    while let Some(first) = rx.recv().await {
+    let mut closing = false;
+    loop {
+        let next = tokio::select! {
+            next = rx.recv() => next,
+            () = token.cancelled(), if !closing => {
+                // The listeners have stopped: write what is queued, then stop.
+                rx.close();
+                closing = true;
+                continue;
+            }
+        };
+        let Some(first) = next else { break };
         let mut batch = vec![first];
         while batch.len() < max {
             match rx.try_recv() {
@@ -77,15 +110,18 @@ where
         }
         let (items, replies): (Vec<T>, Vec<Option<Reply<R>>>) = batch.into_iter().unzip();
         let n = items.len();
-        match write(items).await {
-            Ok(results) if results.len() == n => {
+        let written = std::panic::AssertUnwindSafe(write(items))
+            .catch_unwind()
+            .await;
+        match written {
+            Ok(Ok(results)) if results.len() == n => {
                 for (reply, result) in replies.into_iter().zip(results) {
                     if let Some(reply) = reply {
                         let _ = reply.send(Ok(result));
                     }
                 }
             }
-            Ok(results) => {
+            Ok(Ok(results)) => {
                 let e = format!(
                     "the batch writer returned {} results for {n} items",
                     results.len()
@@ -93,8 +129,14 @@ where
                 tracing::error!("{e}");
                 answer_all(replies, &e);
             }
-            Err(e) => {
+            Ok(Err(e)) => {
+                let e = chain(e.into().as_ref());
                 tracing::error!(error = %e, items = n, "a batched write failed");
+                answer_all(replies, &e);
+            }
+            Err(panic) => {
+                let e = format!("the batched write panicked: {}", panic_text(panic.as_ref()));
+                tracing::error!(items = n, "{e}");
                 answer_all(replies, &e);
             }
         }
@@ -103,23 +145,24 @@ where
 
 fn answer_all<R>(replies: Vec<Option<Reply<R>>>, e: &str) {
     for reply in replies.into_iter().flatten() {
-        let _ = reply.send(Err(e.to_owned()));
+        let _ = reply.send(Err(BatchError::Write(e.to_owned())));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
 
     #[tokio::test]
     async fn items_written_together_get_their_own_results() {
         let sizes = Arc::new(Mutex::new(Vec::new()));
         let seen = sizes.clone();
-        let b: Batcher<u32, u32> = Batcher::start(8, move |items: Vec<u32>| {
-            seen.lock().unwrap().push(items.len());
-            async move { Ok(items.into_iter().map(|i| i * 10).collect()) }
-        });
+        let b: Batcher<u32, u32> =
+            Batcher::start(&Tasks::new(), "test", 8, move |items: Vec<u32>| {
+                seen.lock().unwrap().push(items.len());
+                async move { Ok::<_, std::io::Error>(items.into_iter().map(|i| i * 10).collect()) }
+            });
         let mut tasks = Vec::new();
         for i in 0..20u32 {
             let b = b.clone();
@@ -136,7 +179,46 @@ mod tests {
     #[tokio::test]
     async fn a_failed_write_fails_every_item_of_the_batch() {
         let b: Batcher<u32, ()> =
-            Batcher::start(8, |_items: Vec<u32>| async { Err("disk full".to_owned()) });
-        assert_eq!(b.submit(1).await, Err("disk full".to_owned()));
+            Batcher::start(&Tasks::new(), "test", 8, |_items: Vec<u32>| async {
+                Err(std::io::Error::other("disk full"))
+            });
+        assert_eq!(
+            b.submit(1).await,
+            Err(BatchError::Write("disk full".to_owned()))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_write_that_panics_fails_its_batch_and_the_writer_goes_on() {
+        let tasks = Tasks::new();
+        let b: Batcher<u32, u32> =
+            Batcher::start(&tasks, "test", 8, |items: Vec<u32>| async move {
+                assert!(!items.contains(&13), "unlucky");
+                Ok::<_, std::io::Error>(items)
+            });
+        assert!(matches!(b.submit(13).await, Err(BatchError::Write(_))));
+        assert_eq!(b.submit(7).await, Ok(7), "the next batch is written");
+        assert!(tasks.health().is_ok());
+    }
+
+    #[tokio::test]
+    async fn on_shutdown_what_is_queued_is_written_then_the_writer_stops() {
+        let tasks = Tasks::new();
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let seen = written.clone();
+        let b: Batcher<u32, ()> = Batcher::start(&tasks, "test", 8, move |items: Vec<u32>| {
+            let seen = seen.clone();
+            async move {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                seen.lock().unwrap().extend(items.iter().map(|_| 1));
+                Ok::<_, std::io::Error>(items.into_iter().map(|_| ()).collect())
+            }
+        });
+        for i in 0..5 {
+            b.enqueue(i).await.unwrap();
+        }
+        tasks.shutdown(std::time::Duration::from_secs(2)).await;
+        assert_eq!(written.lock().unwrap().len(), 5);
+        assert_eq!(b.enqueue(9).await, Err(BatchError::Stopped));
     }
 }

@@ -82,10 +82,11 @@ impl Platform {
         Ok(migrate::run(&self.db, &self.config.migrations, &all).await?)
     }
 
-    pub fn readiness(&self) -> Readiness {
+    pub fn readiness(&self, tasks: &crate::tasks::Tasks) -> Readiness {
         Readiness {
             db: self.db.clone(),
             cache: self.cache.clone(),
+            tasks: tasks.clone(),
         }
     }
 }

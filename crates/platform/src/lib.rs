@@ -21,6 +21,9 @@ pub mod migrate;
 pub mod outbound;
 pub mod password;
 pub mod schema;
+pub mod service;
+pub mod state;
+pub mod tasks;
 pub mod telemetry;
 pub mod time;
 

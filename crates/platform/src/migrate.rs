@@ -97,6 +97,32 @@ pub async fn run(
     Ok(applied)
 }
 
+/// Records that `version` of `set` is applied without running it (a
+/// baseline: the schema is already that migration's, made by other means).
+pub async fn mark_applied(db: &Db, set: &MigrationSet, version: u32) -> Result<(), MigrateError> {
+    let Some(m) = set.migrations.iter().find(|m| m.version == version) else {
+        return Err(MigrateError::Db(DbErr::Custom(format!(
+            "{} has no migration {version:04}",
+            set.component
+        ))));
+    };
+    let txn = db.write().begin().await?;
+    txn.execute(&history_table()).await?;
+    let insert = Query::insert()
+        .into_table(HISTORY)
+        .columns(["component", "version", "name", "applied_at"])
+        .values_panic([
+            set.component.into(),
+            i64::from(m.version).into(),
+            m.name.into(),
+            chrono::Utc::now().into(),
+        ])
+        .to_owned();
+    txn.execute(&insert).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
 async fn apply(txn: &DatabaseTransaction, component: &str, m: &Migration) -> Result<(), DbErr> {
     let savepoint = txn.begin().await?;
     let result = async {

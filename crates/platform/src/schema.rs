@@ -7,12 +7,31 @@ use crate::migrate::{Migration, MigrationSet, build_all};
 
 pub static MIGRATIONS: MigrationSet = MigrationSet {
     component: "platform",
-    migrations: &[Migration {
-        version: 0,
-        name: "jobs",
-        up: jobs,
-    }],
+    migrations: &[
+        Migration {
+            version: 0,
+            name: "jobs",
+            up: jobs,
+        },
+        Migration {
+            version: 1,
+            name: "cron_ticks",
+            up: cron_ticks,
+        },
+    ],
 };
+
+/// One row per cron tick claimed: whoever inserts it runs the tick.
+fn cron_ticks(b: DbBackend) -> Vec<sea_orm::Statement> {
+    use crate::migrate::col::{string, timestamp};
+    let table = Table::create()
+        .table("keel_cron_ticks")
+        .col(string("name", 100))
+        .col(timestamp("tick"))
+        .primary_key(Index::create().col("name").col("tick"))
+        .to_owned();
+    build_all(b, &[&table])
+}
 
 fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
     let table = Table::create()

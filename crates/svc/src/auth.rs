@@ -1,18 +1,19 @@
 //! Admin authentication, as the host site does it: an application password
-//! over HTTP Basic, or the session cookie plus its nonce (`X-Svc-Nonce`) on
-//! every state-changing request. Then the capability `svc_manage`.
+//! over HTTP Basic, or the session cookie plus its nonce (`X-Svc-Nonce`, or
+//! `_wpnonce` in the query string) on every request. Then the capability
+//! `svc_manage`.
 
 use std::marker::PhantomData;
 
 use axum::extract::FromRequestParts;
+use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::http::request::Parts;
-use axum::http::{Method, StatusCode};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use keel_platform::crypto::constant_time_eq;
 
-use crate::admin::{self, CAPABILITY, has_capability};
+use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;
 use crate::error::Error;
 use crate::state::AppState;
@@ -92,8 +93,11 @@ fn basic(parts: &Parts) -> Option<Result<(String, String), Error>> {
     )
 }
 
-fn changes_state(m: &Method) -> bool {
-    !matches!(*m, Method::GET | Method::HEAD | Method::OPTIONS)
+/// `_wpnonce` from the query string.
+fn query_nonce(parts: &Parts) -> Option<String> {
+    form_urlencoded::parse(parts.uri.query()?.as_bytes())
+        .find(|(k, _)| k == "_wpnonce")
+        .map(|(_, v)| v.into_owned())
 }
 
 /// The authenticated user (any capability), or 401.
@@ -110,19 +114,22 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
     let (session, u) = admin::find_session(&state.db, token)
         .await?
         .ok_or_else(not_logged_in)?;
-    if changes_state(&parts.method) {
-        let given = parts
-            .headers
-            .get(NONCE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
-            return Err(Error::api(
-                StatusCode::FORBIDDEN,
-                "rest_cookie_invalid_nonce",
-                "Cookie check failed",
-            ));
-        }
+    // The host site's convention: a cookie alone is not enough on any
+    // method; the session's nonce must come with it (header, or the
+    // `_wpnonce` query parameter for plain links such as an export).
+    let given = parts
+        .headers
+        .get(NONCE_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| query_nonce(parts))
+        .unwrap_or_default();
+    if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
+        return Err(Error::api(
+            StatusCode::FORBIDDEN,
+            "rest_cookie_invalid_nonce",
+            "Cookie check failed",
+        ));
     }
     Ok(u)
 }
@@ -140,7 +147,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
         };
         let user = match authenticate(parts, state).await {
             Ok(user) => user,
-            Err(Error::Api { .. }) if F::ALWAYS_FORBIDDEN => return Err(forbidden()),
+            Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),
             Err(e) => return Err(e),
         };
         if !has_capability(&user, CAPABILITY) {

@@ -1,63 +1,80 @@
 //! svc: the `svc/v1` REST namespace: the host site (settings, admins, App
 //! Check), the form API, and the push API (seed 002). See docs/svc.md.
 
-pub mod admin;
-pub mod appcheck;
 pub mod auth;
+pub mod cli;
 pub mod config;
-pub mod cors;
-pub mod csv_export;
+pub mod domain;
 pub mod entity;
 pub mod error;
-pub mod forms;
-pub mod hooks;
-pub mod push;
-pub(crate) mod routes;
+pub mod expo;
+pub mod input;
+pub mod jobs;
+mod routes;
 mod schema;
-pub mod settings;
-pub mod site;
 pub mod state;
 
 use jsonwebtoken::Algorithm;
+use keel_platform::StartError;
+use keel_platform::batch::Batcher;
+use keel_platform::db::Db;
 use keel_platform::http::ServiceApp;
-use keel_platform::jobs::JobRegistry;
 use keel_platform::jwks::{JwksConfig, JwksVerifier};
+use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+use keel_platform::tasks::Tasks;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
-use keel_platform::{Platform, StartError};
 
 pub use config::{Config, NAMESPACE};
 pub use schema::MIGRATIONS;
 
-use crate::appcheck::AppCheck;
-use crate::settings::SettingsStore;
+use crate::domain::appcheck::AppCheck;
+use crate::domain::settings::SettingsStore;
+use crate::domain::{hooks, push, site};
 use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "svc";
 
-fn submission_writer(
-    db: keel_platform::db::Db,
-) -> keel_platform::batch::Batcher<site::NewSubmission, i64> {
-    keel_platform::batch::Batcher::start(256, move |items: Vec<site::NewSubmission>| {
-        let db = db.clone();
-        async move {
-            site::store_submissions(&db, items)
-                .await
-                .map_err(|e| e.to_string())
-        }
-    })
+/// The svc service, as the process sees it.
+pub static SERVICE: HttpService = HttpService {
+    name: NAME,
+    listener: Listener {
+        var: "KEEL_SVC_ADDR",
+        default: "127.0.0.1:8085",
+    },
+    migrations: &MIGRATIONS,
+    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    commands: Some(Commands {
+        command: cli::command,
+        run: |src, matches| Box::pin(cli::run(src, matches)),
+    }),
+};
+
+impl Configured for Config {
+    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
+        app(b, *self)
+    }
+}
+
+fn submission_writer(db: Db, tasks: &Tasks) -> Batcher<site::NewSubmission, i64> {
+    Batcher::start(
+        tasks,
+        "svc submissions",
+        256,
+        move |items: Vec<site::NewSubmission>| {
+            let db = db.clone();
+            async move { site::store_submissions(&db, items).await }
+        },
+    )
 }
 
 /// Builds the service.
-pub fn app(
-    platform: &Platform,
-    cfg: Config,
-    jobs: &mut JobRegistry,
-) -> Result<ServiceApp, StartError> {
-    push::deliver::register(
-        jobs,
-        push::deliver::Delivery::new(
+fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
+    let platform = b.platform;
+    jobs::register(
+        b.jobs,
+        &jobs::Delivery::new(
             platform.db.clone(),
-            push::expo::Expo::new(platform.http.clone(), &cfg.expo),
+            expo::Expo::new(platform.http.clone(), &platform.cache, &cfg.expo),
             cfg.expo.receipt_delay,
         ),
     );
@@ -78,10 +95,10 @@ pub fn app(
         appcheck: AppCheck::new(verifier),
         dummy_hash: keel_platform::password::dummy_hash()
             .map_err(|e| StartError::Other(e.to_string()))?,
-        audit: hooks::audit_writer(platform.db.clone()),
-        submissions: submission_writer(platform.db.clone()),
+        audit: hooks::audit_writer(platform.db.clone(), b.tasks),
+        submissions: submission_writer(platform.db.clone(), b.tasks),
         forms: site::FormCache::new(platform.db.clone()),
-        registrations: push::devices::registration_writer(platform.db.clone()),
+        registrations: push::devices::registration_writer(platform.db.clone(), b.tasks),
         cfg,
     });
     Ok(ServiceApp {

@@ -1,21 +1,19 @@
 //! What every svc handler shares.
 
-use std::sync::Arc;
-
 use keel_platform::Platform;
 use keel_platform::db::Db;
+use keel_platform::state::Shared;
 
 use keel_platform::batch::Batcher;
 
-use crate::appcheck::AppCheck;
 use crate::config::Config;
-use crate::hooks::AuditWriter;
-use crate::push::devices::RegistrationWriter;
-use crate::settings::SettingsStore;
-use crate::site::{FormCache, NewSubmission};
+use crate::domain::appcheck::AppCheck;
+use crate::domain::hooks::AuditWriter;
+use crate::domain::push::devices::RegistrationWriter;
+use crate::domain::settings::SettingsStore;
+use crate::domain::site::{FormCache, NewSubmission};
 
-#[derive(Clone)]
-pub struct AppState(Arc<Inner>);
+pub type AppState = Shared<Inner>;
 
 pub struct Inner {
     pub platform: Platform,
@@ -29,18 +27,4 @@ pub struct Inner {
     pub submissions: Batcher<NewSubmission, i64>,
     pub forms: FormCache,
     pub registrations: RegistrationWriter,
-}
-
-impl AppState {
-    pub fn new(inner: Inner) -> Self {
-        Self(Arc::new(inner))
-    }
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Inner;
-
-    fn deref(&self) -> &Inner {
-        &self.0
-    }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use keel::{Running, ServiceName};
+use keel::Running;
 use keel_platform::Platform;
 use keel_platform::config::Source;
 use tempfile::TempDir;
@@ -20,14 +20,14 @@ pub fn redis_url() -> String {
 }
 
 pub struct TestAppBuilder {
-    services: Vec<ServiceName>,
+    services: Vec<&'static str>,
     env: BTreeMap<String, String>,
 }
 
 impl TestAppBuilder {
-    /// Starts only these services (default: all).
+    /// Starts only these services, by name (default: all).
     #[must_use]
-    pub fn service(mut self, s: ServiceName) -> Self {
+    pub fn service(mut self, s: &'static str) -> Self {
         self.services.push(s);
         self
     }
@@ -60,8 +60,11 @@ impl TestAppBuilder {
             ("KEEL_SHUTDOWN_GRACE_SECS", "5".to_owned()),
             ("KEEL_JWKS_REFETCH_COOLDOWN_SECS", "0".to_owned()),
         ]);
-        for s in ServiceName::ALL {
-            source.set(s.addr_var(), "127.0.0.1:0");
+        for (k, v) in crate::offline_env() {
+            source.set(k, v);
+        }
+        for l in keel::services::http().filter_map(|s| s.listener()) {
+            source.set(l.var, "127.0.0.1:0");
         }
         for (k, v) in self.env {
             source.set(k, v);
@@ -88,7 +91,7 @@ impl TestAppBuilder {
 pub struct TestApp {
     running: Option<Running>,
     source: Source,
-    services: Vec<ServiceName>,
+    services: Vec<&'static str>,
     pub http: reqwest::Client,
     // Field order matters: the app stops before its database goes.
     db: TestDb,
@@ -113,7 +116,7 @@ impl TestApp {
     }
 
     /// `base URL of service` + `path`.
-    pub fn url(&self, service: ServiceName, path: &str) -> String {
+    pub fn url(&self, service: &str, path: &str) -> String {
         let base = self
             .running()
             .url(service)
@@ -122,7 +125,7 @@ impl TestApp {
     }
 
     /// The service's listener root (no base path), for `/healthz` and such.
-    pub fn root(&self, service: ServiceName, path: &str) -> String {
+    pub fn root(&self, service: &str, path: &str) -> String {
         let addr = self
             .running()
             .listening
@@ -172,6 +175,18 @@ impl TestApp {
             .await
             .unwrap_or_else(|e| panic!("the app failed to restart: {e}"));
         self.running = Some(running);
+    }
+
+    /// Waits until no background job is due or running: what the requests
+    /// so far set in motion has run (jobs scheduled for later excepted).
+    pub async fn jobs_settled(&self) {
+        crate::jobs_settled(&self.platform().db).await;
+    }
+
+    /// Waits until no background job is left at all, scheduled ones
+    /// included: they came due and ran.
+    pub async fn jobs_drained(&self) {
+        crate::jobs_drained(&self.platform().db).await;
     }
 
     /// The messages delivered to the mail directory so far.

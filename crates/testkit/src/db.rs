@@ -58,9 +58,11 @@ impl TestDb {
     }
 }
 
+/// The app's URL: the schema first on its search path, and the schema as
+/// its connections' application name (so the drop can find them).
 fn with_search_path(url: &str, schema: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}options=-c%20search_path%3D{schema}")
+    format!("{url}{sep}options=-c%20search_path%3D{schema}%20-c%20application_name%3D{schema}")
 }
 
 impl Drop for TestDb {
@@ -78,6 +80,17 @@ impl Drop for TestDb {
             };
             rt.block_on(async {
                 if let Ok(admin) = Database::connect(&pg.admin_url).await {
+                    // The app's connections may sit in a transaction this
+                    // thread's caller will never finish (its runtime is the
+                    // one blocked here): end them, or the drop waits forever.
+                    let end = format!(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                         WHERE application_name = '{}' AND pid <> pg_backend_pid()",
+                        pg.schema
+                    );
+                    if let Err(e) = admin.execute_unprepared(&end).await {
+                        eprintln!("testkit: could not end the test's connections: {e}");
+                    }
                     let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE", pg.schema);
                     if let Err(e) = admin.execute_unprepared(&sql).await {
                         eprintln!("testkit: could not drop schema {}: {e}", pg.schema);

@@ -6,7 +6,11 @@
 pub mod apns;
 mod app;
 pub mod db;
+pub mod discord;
+pub mod emotes;
+pub mod encoding;
 pub mod expo;
+pub mod getstream;
 pub mod jwks;
 mod mail;
 mod platform;
@@ -20,13 +24,31 @@ use std::time::{Duration, Instant};
 
 pub use apns::FakeApns;
 pub use app::{TEST_REDIS_VAR, TestApp, TestAppBuilder, redis_url};
+pub use discord::FakeDiscord;
+pub use emotes::FakeEmotes;
 pub use expo::FakeExpo;
+pub use getstream::FakeStream;
 pub use jwks::FakeJwks;
-pub use keel::ServiceName;
 pub use mail::{TestMail, read_mails as mail_files};
 pub use platform::TestPlatform;
 pub use proxy::{Mode, TcpProxy};
 pub use smtp::FakeSmtp;
+
+/// Third-party base URLs pointed at a closed local port, so a test never
+/// reaches the internet by default (a test that needs a service starts its
+/// fake and overrides these).
+pub fn offline_env() -> Vec<(&'static str, String)> {
+    let closed = "http://127.0.0.1:9".to_owned();
+    vec![
+        ("KEEL_STREAM_URL", closed.clone()),
+        ("KEEL_7TV_URL", closed.clone()),
+        ("KEEL_BTTV_URL", closed.clone()),
+        ("KEEL_FFZ_URL", closed.clone()),
+        ("KEEL_EXPO_URL", closed.clone()),
+        ("KEEL_APPCHECK_JWKS_URL", format!("{closed}/jwks")),
+        ("KEEL_APPLE_JWKS_URL", format!("{closed}/jwks")),
+    ]
+}
 
 /// Logs to the test's captured output (`RUST_LOG` applies); once.
 pub fn init() {
@@ -67,4 +89,25 @@ where
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+/// Waits until no background job is due or running (at most 30 s).
+pub async fn jobs_settled(db: &keel_platform::db::Db) {
+    let settled = eventually_async(Duration::from_secs(30), || async {
+        let busy = keel_platform::jobs::busy(db).await.ok()?;
+        (busy == 0).then_some(())
+    })
+    .await;
+    assert!(settled.is_some(), "background jobs still busy after 30 s");
+}
+
+/// Waits until no job is queued at all, scheduled ones included (at most
+/// 30 s): each came due and ran, or failed for good.
+pub async fn jobs_drained(db: &keel_platform::db::Db) {
+    let drained = eventually_async(Duration::from_secs(30), || async {
+        let queued = keel_platform::jobs::queued(db).await.ok()?;
+        (queued == 0).then_some(())
+    })
+    .await;
+    assert!(drained.is_some(), "background jobs still queued after 30 s");
 }

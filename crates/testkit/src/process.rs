@@ -62,6 +62,12 @@ impl KeelProcess {
     /// Spawns `keel serve ...` and waits until it prints its `metrics` line;
     /// `urls` then maps each service name to its base URL.
     pub async fn serve(cmd: Command) -> Self {
+        Self::try_serve(cmd).await.unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`serve`](Self::serve), with the failure to start as an error
+    /// (its stderr included).
+    pub async fn try_serve(cmd: Command) -> Result<Self, String> {
         let mut p = Self::spawn(cmd);
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         let out = loop {
@@ -72,7 +78,10 @@ impl KeelProcess {
             let exited = p.child.try_wait().ok().flatten();
             if exited.is_some() || std::time::Instant::now() >= deadline {
                 tokio::time::sleep(Duration::from_millis(100)).await;
-                panic!("keel did not start ({exited:?}); stderr:\n{}", p.stderr());
+                return Err(format!(
+                    "keel did not start ({exited:?}); stderr:\n{}",
+                    p.stderr()
+                ));
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         };
@@ -81,7 +90,7 @@ impl KeelProcess {
             .filter_map(|l| l.split_once(char::is_whitespace))
             .map(|(name, url)| (name.to_owned(), url.trim().to_owned()))
             .collect();
-        p
+        Ok(p)
     }
 
     pub fn url(&self, service: &str) -> &str {
@@ -107,6 +116,12 @@ impl KeelProcess {
 
     pub fn signal(&self, sig: Signal) {
         kill(Pid::from_raw(self.pid()), sig).expect("signal keel");
+    }
+
+    /// SIGKILL, and waits until the process is gone.
+    pub async fn kill(&mut self) {
+        self.signal(Signal::SIGKILL);
+        let _ = self.child.wait().await;
     }
 
     /// Waits for the exit (at most `within`), then lets the output drain.

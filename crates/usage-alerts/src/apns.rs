@@ -12,12 +12,13 @@ use serde::Serialize;
 use tokio::sync::Mutex;
 
 use crate::config::{ApnsConfig, ApnsCredentials};
+use crate::domain::values::Platform;
 
 /// Where a push goes.
 pub struct Target<'a> {
     pub device_token: &'a str,
     /// `ios` or `watchos`
-    pub platform: &'a str,
+    pub platform: Platform,
     pub sandbox: bool,
 }
 
@@ -116,8 +117,8 @@ impl ApnsClient {
         Ok(token)
     }
 
-    fn topic(&self, platform: &str) -> &str {
-        if platform == "watchos" {
+    fn topic(&self, platform: Platform) -> &str {
+        if platform == Platform::Watchos {
             &self.creds.watchos_topic
         } else {
             &self.creds.topic

@@ -10,8 +10,7 @@ use keel_platform::jwks::JwksVerifier;
 use serde::Deserialize;
 
 use crate::config::AppleConfig;
-use crate::error::Error;
-use crate::state::AppState;
+use crate::error::{self, Error};
 
 /// The authenticated user.
 pub struct Caller {
@@ -57,10 +56,10 @@ impl Identity {
                     .await
                     .map_err(|e| {
                         tracing::debug!(error = %e, "identity token refused");
-                        Error::unauthorized()
+                        error::unauthorized()
                     })?;
                 if data.claims.sub.is_empty() || data.claims.sub.len() > 255 {
-                    return Err(Error::unauthorized());
+                    return Err(error::unauthorized());
                 }
                 Ok(data.claims.sub)
             }
@@ -73,10 +72,15 @@ pub fn synthetic_id(token: &str) -> String {
     format!("dev-{}", &sha256_hex(token.as_bytes())[..32])
 }
 
-impl FromRequestParts<AppState> for Caller {
+/// A state that can tell whose a token is.
+pub trait Identifies: Send + Sync {
+    fn identity(&self) -> &Identity;
+}
+
+impl<S: Identifies> FromRequestParts<S> for Caller {
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let token = parts
             .headers
             .get(AUTHORIZATION)
@@ -85,9 +89,9 @@ impl FromRequestParts<AppState> for Caller {
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .map(|(_, t)| t.trim())
             .filter(|t| !t.is_empty())
-            .ok_or_else(Error::unauthorized)?;
+            .ok_or_else(error::unauthorized)?;
         Ok(Self {
-            user_id: state.identity.user_id(token).await?,
+            user_id: state.identity().user_id(token).await?,
         })
     }
 }

@@ -1,76 +1,74 @@
-//! The usage-alerts error: `{"error": "..."}`.
+//! The usage-alerts error shape: `{"error": "..."}`, and the service's
+//! named errors (the seed's `Missing required field: <field>` among them).
 
-use axum::Json;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use keel_platform::http::PlatformError;
-use keel_platform::sea_orm::DbErr;
+use keel_platform::http::input::InputError;
+use keel_platform::http::{ApiError, PlatformError, WireShape};
 use serde::Serialize;
+use serde_json::{Map, Value};
 
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error("{message}")]
-    Api { status: StatusCode, message: String },
-    /// Logged in full, answered as a bare 500.
-    #[error("internal error: {0}")]
-    Internal(String),
-}
+/// The usage-alerts wire shape.
+pub struct Wire;
 
-impl Error {
-    pub fn api(status: StatusCode, message: impl Into<String>) -> Self {
-        Self::Api {
-            status,
-            message: message.into(),
-        }
-    }
-
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::api(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn unauthorized() -> Self {
-        Self::api(StatusCode::UNAUTHORIZED, "Unauthorized")
-    }
-}
+pub type Error = ApiError<Wire>;
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     pub error: String,
 }
 
-impl From<PlatformError> for Error {
-    fn from(e: PlatformError) -> Self {
-        let message = match &e {
+impl WireShape for Wire {
+    /// The shape has no code; the message is the whole answer.
+    fn platform_code(_e: &PlatformError) -> &'static str {
+        ""
+    }
+
+    fn platform_message(e: &PlatformError) -> String {
+        match e {
             PlatformError::NotFound => "Not found".to_owned(),
             other => other.message(),
-        };
-        Self::api(e.status(), message)
+        }
+    }
+
+    fn body(_status: StatusCode, _code: &str, message: &str, _data: &Map<String, Value>) -> Value {
+        serde_json::to_value(ErrorBody {
+            error: message.to_owned(),
+        })
+        .unwrap_or(Value::Null)
+    }
+
+    /// A field of the wrong type or value: `Invalid field: <field> <problem>`.
+    fn input_error(e: InputError) -> Error {
+        match e {
+            InputError::Field { path, problem } if !path.is_empty() => invalid(&path, &problem),
+            other => Error::from(other.into_platform()),
+        }
     }
 }
 
-impl From<DbErr> for Error {
-    fn from(e: DbErr) -> Self {
-        Self::Internal(e.to_string())
-    }
+/// An error answer with `status` and this message.
+pub fn status(status: StatusCode, message: impl Into<String>) -> Error {
+    Error::api(status, "", message)
 }
 
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        let (status, error) = match self {
-            Self::Api { status, message } => (status, message),
-            Self::Internal(detail) => {
-                tracing::error!(error = %detail, "internal error");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "Internal server error".to_owned(),
-                )
-            }
-        };
-        (status, Json(ErrorBody { error })).into_response()
-    }
+pub fn bad_request(message: impl Into<String>) -> Error {
+    status(StatusCode::BAD_REQUEST, message)
+}
+
+pub fn unauthorized() -> Error {
+    status(StatusCode::UNAUTHORIZED, "Unauthorized")
+}
+
+/// The seed's message for an absent (or blank) required field.
+pub fn missing(field: &str) -> Error {
+    bad_request(format!("Missing required field: {field}"))
+}
+
+pub fn invalid(field: &str, problem: &str) -> Error {
+    bad_request(format!("Invalid field: {field} {problem}"))
 }
 
 /// Renders platform errors for this service.
-pub fn render(e: PlatformError) -> Response {
-    Error::from(e).into_response()
+pub fn render(e: PlatformError) -> axum::response::Response {
+    keel_platform::http::api_error::render::<Wire>(e)
 }

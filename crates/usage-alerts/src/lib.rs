@@ -4,23 +4,22 @@
 pub mod apns;
 pub mod auth;
 pub mod config;
+pub mod domain;
 pub mod entity;
 pub mod error;
-pub mod ingest;
 pub mod input;
-pub mod push;
+pub mod jobs;
 mod routes;
 mod schema;
 pub mod state;
-pub mod thresholds;
 
 use std::sync::Arc;
 
 use jsonwebtoken::Algorithm;
+use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::jobs::JobRegistry;
 use keel_platform::jwks::{JwksConfig, JwksVerifier};
-use keel_platform::{Platform, StartError};
+use keel_platform::service::{Build, Configured, HttpService, Listener};
 
 pub use config::Config;
 pub use schema::MIGRATIONS;
@@ -28,17 +27,32 @@ pub use schema::MIGRATIONS;
 use crate::apns::ApnsClient;
 use crate::auth::Identity;
 use crate::config::Environment;
-use crate::ingest::Ingestor;
+use crate::domain::ingest::Ingestor;
 use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "usage-alerts";
 
+/// The usage-alerts service, as the process sees it.
+pub static SERVICE: HttpService = HttpService {
+    name: NAME,
+    listener: Listener {
+        var: "KEEL_USAGE_ALERTS_ADDR",
+        default: "127.0.0.1:8082",
+    },
+    migrations: &MIGRATIONS,
+    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    commands: None,
+};
+
+impl Configured for Config {
+    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
+        app(b, *self)
+    }
+}
+
 /// Builds the service.
-pub fn app(
-    platform: &Platform,
-    cfg: Config,
-    jobs: &mut JobRegistry,
-) -> Result<ServiceApp, StartError> {
+fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
+    let platform = b.platform;
     let identity = match cfg.environment {
         Environment::Development => {
             tracing::warn!(
@@ -65,12 +79,12 @@ pub fn app(
             "APNs credentials are not configured: alerts will be recorded as not delivered"
         );
     }
-    push::register(jobs, platform.db.clone(), apns);
+    jobs::deliver_alert::register(b.jobs, platform.db.clone(), apns);
     let state = AppState::new(Inner {
         db: platform.db.clone(),
         environment: cfg.environment,
         identity,
-        ingestor: Ingestor::start(platform.db.clone()),
+        ingestor: Ingestor::start(platform.db.clone(), b.tasks),
     });
     Ok(ServiceApp {
         name: NAME,

@@ -1,15 +1,13 @@
 //! What every usage-alerts handler shares.
 
-use std::sync::Arc;
-
 use keel_platform::db::Db;
+use keel_platform::state::Shared;
 
-use crate::auth::Identity;
+use crate::auth::{Identifies, Identity};
 use crate::config::Environment;
-use crate::ingest::Ingestor;
+use crate::domain::ingest::Ingestor;
 
-#[derive(Clone)]
-pub struct AppState(Arc<Inner>);
+pub type AppState = Shared<Inner>;
 
 pub struct Inner {
     pub db: Db,
@@ -18,16 +16,8 @@ pub struct Inner {
     pub ingestor: Ingestor,
 }
 
-impl AppState {
-    pub fn new(inner: Inner) -> Self {
-        Self(Arc::new(inner))
-    }
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Inner;
-
-    fn deref(&self) -> &Inner {
-        &self.0
+impl Identifies for AppState {
+    fn identity(&self) -> &Identity {
+        &self.identity
     }
 }

@@ -13,7 +13,7 @@ use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::auth::tokens::TokenError;
 use crate::entity::{session, user};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 /// The user of a live session: at most one indexed read, never a write.
@@ -36,10 +36,10 @@ impl FromRequestParts<AppState> for Authed {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = bearer(parts)
-            .ok_or_else(|| Error::unauthorized("A bearer access token is required"))?;
+            .ok_or_else(|| error::unauthorized("A bearer access token is required"))?;
         let claims = state.tokens.verify(token).map_err(|e| match e {
-            TokenError::Expired => Error::unauthorized("The access token has expired"),
-            TokenError::Invalid => Error::unauthorized("The access token is invalid"),
+            TokenError::Expired => error::unauthorized("The access token has expired"),
+            TokenError::Invalid => error::unauthorized("The access token is invalid"),
         })?;
         let user = match state.sessions.get(&claims.sid, &claims.sub) {
             Some(user) => user,
@@ -70,7 +70,7 @@ async fn load(
         .one(state.db().read())
         .await?;
     let Some((s, Some(u))) = found else {
-        return Err(Error::unauthorized("The session has ended"));
+        return Err(error::unauthorized("The session has ended"));
     };
     let u = Arc::new(u);
     state

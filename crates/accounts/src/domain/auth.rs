@@ -164,13 +164,11 @@ pub async fn login(
         })?;
         two_factor::check_second_factor(state, &u, &code)
             .await
-            .map_err(|e| match e {
-                Error::Api {
-                    code: "INVALID_CODE",
-                    message,
-                    ..
-                } => Error::api(StatusCode::UNAUTHORIZED, "INVALID_CODE", message),
-                other => other,
+            .map_err(|e| match e.code() {
+                Some("INVALID_CODE") => {
+                    Error::api(StatusCode::UNAUTHORIZED, "INVALID_CODE", e.message())
+                }
+                _ => e,
             })?;
     }
     let txn = db.begin_write().await?;

@@ -11,7 +11,7 @@ use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFil
 use super::fields::Email;
 use super::users;
 use crate::entity::{email_change, user};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 pub const TOKEN_TTL_HOURS: i64 = 24;
@@ -19,7 +19,7 @@ pub const TOKEN_TTL_HOURS: i64 = 24;
 /// Starts (or restarts) a change to `new_email` and mails the token.
 pub async fn start(state: &AppState, u: &user::Model, new_email: &Email) -> Result<(), Error> {
     if new_email.key() == u.email_key {
-        return Err(Error::validation(
+        return Err(error::validation(
             "email",
             "is already the address of this account",
         ));
@@ -41,7 +41,7 @@ pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
     let db = state.db();
     let existing = pending(db.read(), &u.id)
         .await?
-        .ok_or_else(|| Error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
+        .ok_or_else(|| error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
     throttle(state, Some(&existing))?;
     let txn = db.begin_write().await?;
     issue(&txn, state, u, &existing.new_email).await?;
@@ -64,7 +64,7 @@ fn throttle(state: &AppState, existing: Option<&email_change::Model>) -> Result<
     let now = Utc::now();
     if next > now {
         let wait = u64::try_from((next - now).num_seconds().max(1)).unwrap_or(1);
-        return Err(Error::too_many(
+        return Err(error::too_many(
             "TOO_MANY_REQUESTS",
             "A confirmation was sent moments ago; wait before asking again",
             wait,

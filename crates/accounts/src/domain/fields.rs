@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// 3–30 characters of `a-z A-Z 0-9 _ . -`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,7 @@ impl Username {
         if ok_len && ok_chars {
             Ok(Self(raw.to_owned()))
         } else {
-            Err(Error::validation(
+            Err(error::validation(
                 "username",
                 "must be 3 to 30 characters of a-z, A-Z, 0-9, _ . -",
             ))
@@ -47,7 +47,7 @@ impl Email {
         {
             Ok(Self(trimmed.to_owned()))
         } else {
-            Err(Error::validation(field, "must be a valid email address"))
+            Err(error::validation(field, "must be a valid email address"))
         }
     }
 
@@ -69,7 +69,7 @@ impl Password {
         if (8..=128).contains(&raw.chars().count()) {
             Ok(Self(raw))
         } else {
-            Err(Error::validation(field, "must be 8 to 128 characters"))
+            Err(error::validation(field, "must be 8 to 128 characters"))
         }
     }
 
@@ -88,7 +88,7 @@ impl Title {
         if (1..=200).contains(&t.chars().count()) {
             Ok(Self(t.to_owned()))
         } else {
-            Err(Error::validation("title", "must be 1 to 200 characters"))
+            Err(error::validation("title", "must be 1 to 200 characters"))
         }
     }
 
@@ -100,7 +100,7 @@ impl Title {
 /// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
 /// midnight UTC of that day.
 pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Error> {
-    let invalid = || Error::validation("completeBy", "must be a real date written MM/DD/YYYY");
+    let invalid = || error::validation("completeBy", "must be a real date written MM/DD/YYYY");
     let parts: Vec<&str> = raw.trim().split('/').collect();
     let [m, d, y] = parts.as_slice() else {
         return Err(invalid());

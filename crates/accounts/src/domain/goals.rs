@@ -10,7 +10,7 @@ use keel_platform::sea_orm::{
 
 use super::fields::Title;
 use crate::entity::{weekly_goal, yearly_goal};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::id::new_id;
 use crate::state::AppState;
 
@@ -18,34 +18,76 @@ use crate::state::AppState;
 pub const MAX_GOALS: u64 = 1000;
 
 fn limit_reached() -> Error {
-    Error::conflict(
+    error::conflict(
         "GOAL_LIMIT_REACHED",
         format!("At most {MAX_GOALS} goals of each kind; delete some first"),
     )
 }
 
-pub async fn weekly_list(
-    state: &AppState,
-    user_id: &str,
-) -> Result<Vec<weekly_goal::Model>, Error> {
-    Ok(weekly_goal::Entity::find()
-        .filter(weekly_goal::Column::UserId.eq(user_id))
-        .order_by_desc(weekly_goal::Column::CreatedAt)
-        .order_by_desc(weekly_goal::Column::Id)
+/// What weekly and yearly goals share: an id, an owner, a creation time.
+pub trait Goal: EntityTrait {
+    const ID: Self::Column;
+    const USER_ID: Self::Column;
+    const CREATED_AT: Self::Column;
+}
+
+impl Goal for weekly_goal::Entity {
+    const ID: weekly_goal::Column = weekly_goal::Column::Id;
+    const USER_ID: weekly_goal::Column = weekly_goal::Column::UserId;
+    const CREATED_AT: weekly_goal::Column = weekly_goal::Column::CreatedAt;
+}
+
+impl Goal for yearly_goal::Entity {
+    const ID: yearly_goal::Column = yearly_goal::Column::Id;
+    const USER_ID: yearly_goal::Column = yearly_goal::Column::UserId;
+    const CREATED_AT: yearly_goal::Column = yearly_goal::Column::CreatedAt;
+}
+
+/// The user's goals of one kind, newest first.
+pub async fn list<G: Goal>(state: &AppState, user_id: &str) -> Result<Vec<G::Model>, Error> {
+    Ok(G::find()
+        .filter(G::USER_ID.eq(user_id))
+        .order_by_desc(G::CREATED_AT)
+        .order_by_desc(G::ID)
         .all(state.db().read())
         .await?)
 }
 
-pub async fn weekly_get(
-    state: &AppState,
-    user_id: &str,
-    id: &str,
-) -> Result<weekly_goal::Model, Error> {
-    weekly_goal::Entity::find_by_id(id)
-        .filter(weekly_goal::Column::UserId.eq(user_id))
+/// One of the user's goals (another user's is "not found" too).
+pub async fn get<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Result<G::Model, Error> {
+    G::find()
+        .filter(G::ID.eq(id))
+        .filter(G::USER_ID.eq(user_id))
         .one(state.db().read())
         .await?
-        .ok_or_else(|| Error::not_found("Goal"))
+        .ok_or_else(|| error::not_found("Goal"))
+}
+
+/// Refuses a new goal when the user holds `MAX_GOALS` of the kind already:
+/// whether a MAX_GOALS-th exists is bounded work, unlike COUNT(*).
+async fn check_room<G: Goal>(state: &AppState, user_id: &str) -> Result<(), Error> {
+    let at_limit = G::find()
+        .filter(G::USER_ID.eq(user_id))
+        .offset(MAX_GOALS - 1)
+        .limit(1)
+        .one(state.db().read())
+        .await?;
+    match at_limit {
+        Some(_) => Err(limit_reached()),
+        None => Ok(()),
+    }
+}
+
+pub async fn delete<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Result<(), Error> {
+    let res = G::delete_many()
+        .filter(G::ID.eq(id))
+        .filter(G::USER_ID.eq(user_id))
+        .exec(state.db().write())
+        .await?;
+    if res.rows_affected == 0 {
+        return Err(error::not_found("Goal"));
+    }
+    Ok(())
 }
 
 pub async fn weekly_create(
@@ -53,17 +95,7 @@ pub async fn weekly_create(
     user_id: &str,
     title: Title,
 ) -> Result<weekly_goal::Model, Error> {
-    let db = state.db();
-    // Whether a MAX_GOALS-th goal exists: bounded work, unlike COUNT(*).
-    let at_limit = weekly_goal::Entity::find()
-        .filter(weekly_goal::Column::UserId.eq(user_id))
-        .offset(MAX_GOALS - 1)
-        .limit(1)
-        .one(db.read())
-        .await?;
-    if at_limit.is_some() {
-        return Err(limit_reached());
-    }
+    check_room::<weekly_goal::Entity>(state, user_id).await?;
     let now = Utc::now();
     Ok(weekly_goal::ActiveModel {
         id: Set(new_id()),
@@ -74,7 +106,7 @@ pub async fn weekly_create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(db.write())
+    .insert(state.db().write())
     .await?)
 }
 
@@ -85,7 +117,6 @@ pub async fn weekly_set_completed(
     id: &str,
     done: bool,
 ) -> Result<(), Error> {
-    let db = state.db();
     let res = weekly_goal::Entity::update_many()
         .col_expr(weekly_goal::Column::IsCompleted, Expr::value(done))
         .col_expr(
@@ -96,49 +127,13 @@ pub async fn weekly_set_completed(
         .filter(weekly_goal::Column::Id.eq(id))
         .filter(weekly_goal::Column::UserId.eq(user_id))
         .filter(weekly_goal::Column::IsCompleted.ne(done))
-        .exec(db.write())
-        .await?;
-    if res.rows_affected == 0 {
-        // Either already in that state, or not this user's goal.
-        weekly_get(state, user_id, id).await?;
-    }
-    Ok(())
-}
-
-pub async fn weekly_delete(state: &AppState, user_id: &str, id: &str) -> Result<(), Error> {
-    let res = weekly_goal::Entity::delete_many()
-        .filter(weekly_goal::Column::Id.eq(id))
-        .filter(weekly_goal::Column::UserId.eq(user_id))
         .exec(state.db().write())
         .await?;
     if res.rows_affected == 0 {
-        return Err(Error::not_found("Goal"));
+        // Either already in that state, or not this user's goal.
+        get::<weekly_goal::Entity>(state, user_id, id).await?;
     }
     Ok(())
-}
-
-pub async fn yearly_list(
-    state: &AppState,
-    user_id: &str,
-) -> Result<Vec<yearly_goal::Model>, Error> {
-    Ok(yearly_goal::Entity::find()
-        .filter(yearly_goal::Column::UserId.eq(user_id))
-        .order_by_desc(yearly_goal::Column::CreatedAt)
-        .order_by_desc(yearly_goal::Column::Id)
-        .all(state.db().read())
-        .await?)
-}
-
-pub async fn yearly_get(
-    state: &AppState,
-    user_id: &str,
-    id: &str,
-) -> Result<yearly_goal::Model, Error> {
-    yearly_goal::Entity::find_by_id(id)
-        .filter(yearly_goal::Column::UserId.eq(user_id))
-        .one(state.db().read())
-        .await?
-        .ok_or_else(|| Error::not_found("Goal"))
 }
 
 pub async fn yearly_create(
@@ -147,16 +142,7 @@ pub async fn yearly_create(
     title: Title,
     complete_by: DateTime<Utc>,
 ) -> Result<yearly_goal::Model, Error> {
-    let db = state.db();
-    let at_limit = yearly_goal::Entity::find()
-        .filter(yearly_goal::Column::UserId.eq(user_id))
-        .offset(MAX_GOALS - 1)
-        .limit(1)
-        .one(db.read())
-        .await?;
-    if at_limit.is_some() {
-        return Err(limit_reached());
-    }
+    check_room::<yearly_goal::Entity>(state, user_id).await?;
     let now = Utc::now();
     Ok(yearly_goal::ActiveModel {
         id: Set(new_id()),
@@ -169,18 +155,6 @@ pub async fn yearly_create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(db.write())
+    .insert(state.db().write())
     .await?)
-}
-
-pub async fn yearly_delete(state: &AppState, user_id: &str, id: &str) -> Result<(), Error> {
-    let res = yearly_goal::Entity::delete_many()
-        .filter(yearly_goal::Column::Id.eq(id))
-        .filter(yearly_goal::Column::UserId.eq(user_id))
-        .exec(state.db().write())
-        .await?;
-    if res.rows_affected == 0 {
-        return Err(Error::not_found("Goal"));
-    }
-    Ok(())
 }

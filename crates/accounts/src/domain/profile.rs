@@ -6,7 +6,7 @@ use keel_platform::sea_orm::sea_query::Expr;
 use super::fields::{Password, Username};
 use super::{sessions, users};
 use crate::entity::user;
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 use keel_platform::password;
 
@@ -27,7 +27,7 @@ pub async fn change_password(
         ));
     }
     if new == old {
-        return Err(Error::validation(
+        return Err(error::validation(
             "newPassword",
             "must differ from oldPassword",
         ));

@@ -10,7 +10,7 @@ use keel_platform::sea_orm::{
 use crate::auth::extract::{Client, banned};
 use crate::auth::{device, tokens};
 use crate::entity::{refresh_token, session, user};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::id::new_id;
 use crate::state::AppState;
 
@@ -73,7 +73,7 @@ async fn new_refresh<C: ConnectionTrait>(conn: &C, session_id: &str) -> Result<S
 }
 
 fn invalid_refresh() -> Error {
-    Error::unauthorized("The refresh token is invalid or has expired")
+    error::unauthorized("The refresh token is invalid or has expired")
 }
 
 /// Exchanges a refresh token for a new pair (the old one is spent).
@@ -89,7 +89,7 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
         revoke_any(db.write(), &found.session_id).await?;
         state.session_revoked(&found.session_id);
         tracing::warn!(session = %found.session_id, "a spent refresh token was presented again; session revoked");
-        return Err(Error::unauthorized(
+        return Err(error::unauthorized(
             "This refresh token was already used; the session has been revoked",
         ));
     }
@@ -114,7 +114,7 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
         drop(txn);
         revoke_any(db.write(), &s.id).await?;
         state.session_revoked(&s.id);
-        return Err(Error::unauthorized(
+        return Err(error::unauthorized(
             "This refresh token was already used; the session has been revoked",
         ));
     }

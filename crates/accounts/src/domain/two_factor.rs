@@ -11,7 +11,7 @@ use keel_platform::sea_orm::{
 use super::users;
 use crate::auth::totp;
 use crate::entity::{backup_code, code_failure, user};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 /// Wrong codes allowed in the window before further attempts get 429.
@@ -24,14 +24,14 @@ pub struct Enrollment {
 }
 
 fn already_enabled() -> Error {
-    Error::conflict(
+    error::conflict(
         "TWO_FACTOR_ALREADY_ENABLED",
         "Two-factor authentication is already on",
     )
 }
 
 fn not_enabled() -> Error {
-    Error::conflict(
+    error::conflict(
         "TWO_FACTOR_NOT_ENABLED",
         "Two-factor authentication is not on",
     )
@@ -87,7 +87,7 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         return Err(already_enabled());
     }
     let pending = u.totp_pending.as_deref().ok_or_else(|| {
-        Error::conflict(
+        error::conflict(
             "TWO_FACTOR_NOT_PENDING",
             "Start two-factor setup first (POST /account/two-factor)",
         )
@@ -269,7 +269,7 @@ pub async fn check_lockout(state: &AppState, user_id: &str) -> Result<(), Error>
         .map_or_else(Utc::now, |f| f.failed_at);
     let free_at = oldest_counted + chrono::Duration::seconds(FAILURE_WINDOW_SECS);
     let wait = (free_at - Utc::now()).num_seconds().max(1);
-    Err(Error::too_many(
+    Err(error::too_many(
         "TOO_MANY_ATTEMPTS",
         "Too many wrong codes; try again later",
         u64::try_from(wait).unwrap_or(1),

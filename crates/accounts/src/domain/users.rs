@@ -7,7 +7,7 @@ use keel_platform::sea_orm::{
 };
 
 use crate::entity::user::{self, Column, Entity};
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// By username or email, case-insensitively.
 pub async fn find_by_login<C: ConnectionTrait>(
@@ -29,7 +29,7 @@ pub async fn find<C: ConnectionTrait>(conn: &C, id: &str) -> Result<user::Model,
     Entity::find_by_id(id)
         .one(conn)
         .await?
-        .ok_or_else(|| Error::not_found("User"))
+        .ok_or_else(|| error::not_found("User"))
 }
 
 /// Whether another user than `except` holds the username key.
@@ -72,11 +72,11 @@ pub fn update(id: &str) -> UpdateMany<Entity> {
 }
 
 pub fn username_taken_error() -> Error {
-    Error::conflict("USERNAME_TAKEN", "This username is already taken")
+    error::conflict("USERNAME_TAKEN", "This username is already taken")
 }
 
 pub fn email_taken_error() -> Error {
-    Error::conflict(
+    error::conflict(
         "EMAIL_TAKEN",
         "This email address is already used by another account",
     )

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::extract::Authed;
 use crate::domain::fields::{Email, Password, Username};
 use crate::domain::{email, profile, sessions, two_factor};
-use crate::error::{Error, ErrorBody};
+use crate::error::{self, Error, ErrorBody};
 use crate::id::parse_id;
 use crate::input::{Input, lenient_string, required};
 use crate::state::AppState;
@@ -55,7 +55,6 @@ pub struct TwoFactorStarted {
 #[utoipa::path(post, path = "/account/two-factor", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "PENDING_VERIFICATION", body = TwoFactorStarted),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "TWO_FACTOR_ALREADY_ENABLED", body = ErrorBody),
     ))]
 pub async fn start_two_factor(
@@ -84,7 +83,6 @@ pub struct CodeBody {
     responses(
         (status = 200, description = "TWO_FACTOR_ENABLED", body = CodeMessage),
         (status = 400, description = "VALIDATION_ERROR (no code) or INVALID_CODE", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "TWO_FACTOR_ALREADY_ENABLED or TWO_FACTOR_NOT_PENDING", body = ErrorBody),
         (status = 429, description = "TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
@@ -107,7 +105,6 @@ pub async fn confirm_two_factor(
     responses(
         (status = 200, description = "TWO_FACTOR_DISABLED", body = CodeMessage),
         (status = 400, description = "VALIDATION_ERROR (no code) or INVALID_CODE", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "TWO_FACTOR_NOT_ENABLED", body = ErrorBody),
         (status = 429, description = "TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
@@ -117,7 +114,7 @@ pub async fn disable_two_factor(
     query: Result<Query<CodeBody>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<CodeMessage>, Error> {
     let Query(q) =
-        query.map_err(|e| Error::validation("code", &format!("is invalid: {}", e.body_text())))?;
+        query.map_err(|e| error::validation("code", &format!("is invalid: {}", e.body_text())))?;
     let code = required(q.code, "code")?;
     two_factor::disable(&state, &me.user, &code).await?;
     Ok(done(
@@ -130,7 +127,6 @@ pub async fn disable_two_factor(
 #[utoipa::path(get, path = "/account/two-factor/backup-codes", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "8-digit codes separated by a space", body = String, content_type = "text/plain; charset=utf-8"),
-        (status = 401, body = ErrorBody),
         (status = 403, description = "TWO_FACTOR_NOT_ENABLED", body = ErrorBody),
     ))]
 pub async fn backup_codes(
@@ -156,7 +152,6 @@ pub struct EmailBody {
     responses(
         (status = 200, description = "PENDING_CONFIRMATION", body = CodeMessage),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "EMAIL_TAKEN", body = ErrorBody),
         (status = 429, description = "TOO_MANY_REQUESTS: a confirmation was just sent", body = ErrorBody),
     ))]
@@ -177,7 +172,6 @@ pub async fn change_email(
 #[utoipa::path(post, path = "/account/change-email/resend", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "PENDING_CONFIRMATION", body = CodeMessage),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "EMAIL_CHANGE_NOT_PENDING", body = ErrorBody),
         (status = 429, description = "TOO_MANY_REQUESTS", body = ErrorBody),
     ))]
@@ -198,7 +192,6 @@ pub async fn resend_email_change(
     responses(
         (status = 200, description = "EMAIL_CHANGED", body = CodeMessage),
         (status = 400, description = "INVALID_TOKEN: no pending change, or unknown or expired token", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "EMAIL_TAKEN (taken meanwhile)", body = ErrorBody),
     ))]
 pub async fn confirm_email_change(
@@ -226,7 +219,6 @@ pub struct PasswordBody {
     responses(
         (status = 200, description = "PASSWORD_CHANGED", body = CodeMessage),
         (status = 400, description = "VALIDATION_ERROR or INVALID_PASSWORD", body = ErrorBody),
-        (status = 401, body = ErrorBody),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
@@ -250,7 +242,6 @@ pub struct UsernameBody {
     responses(
         (status = 200, description = "USERNAME_CHANGED; the message contains the new username", body = CodeMessage),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "USERNAME_TAKEN", body = ErrorBody),
     ))]
 pub async fn change_username(
@@ -273,7 +264,7 @@ pub struct SessionsResponse {
 
 /// Live sessions, newest first.
 #[utoipa::path(get, path = "/account/sessions", tag = "account", security(("bearer" = [])),
-    responses((status = 200, body = SessionsResponse), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = SessionsResponse)))]
 pub async fn list_sessions(
     State(state): State<AppState>,
     me: Authed,
@@ -290,7 +281,6 @@ pub async fn list_sessions(
     responses(
         (status = 200, description = "SESSION_REVOKED", body = CodeError),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "No such live session of this user", body = ErrorBody),
     ))]
 pub async fn revoke_session(
@@ -300,7 +290,7 @@ pub async fn revoke_session(
 ) -> Result<Json<CodeError>, Error> {
     let id = parse_id("session_id", &session_id)?;
     if !sessions::revoke(state.db().write(), &me.user.id, &id).await? {
-        return Err(Error::not_found("Session"));
+        return Err(error::not_found("Session"));
     }
     state.session_revoked(&id);
     Ok(Json(CodeError {
@@ -313,7 +303,6 @@ pub async fn revoke_session(
 #[utoipa::path(delete, path = "/account/sessions", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "ALL_SESSIONS_REVOKE", body = CodeError),
-        (status = 401, body = ErrorBody),
     ))]
 pub async fn revoke_all_sessions(
     State(state): State<AppState>,

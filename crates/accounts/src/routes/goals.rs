@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use crate::auth::extract::Authed;
 use crate::domain::fields::{Title, parse_complete_by};
 use crate::domain::goals;
+use crate::entity::{weekly_goal, yearly_goal};
 use crate::error::{Error, ErrorBody};
 use crate::id::parse_id;
 use crate::input::{Input, required};
@@ -23,12 +24,12 @@ pub struct WeeklyList {
 
 /// The user's weekly goals, newest first.
 #[utoipa::path(get, path = "/goals/weekly", tag = "goals", security(("bearer" = [])),
-    responses((status = 200, body = WeeklyList), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = WeeklyList)))]
 pub async fn list_weekly(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<WeeklyList>, Error> {
-    let list = goals::weekly_list(&state, &me.user.id).await?;
+    let list = goals::list::<weekly_goal::Entity>(&state, &me.user.id).await?;
     Ok(Json(WeeklyList {
         code: 200,
         goals: list.iter().map(Into::into).collect(),
@@ -41,7 +42,6 @@ pub async fn list_weekly(
     responses(
         (status = 200, body = views::WeeklyGoal),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "No such goal of this user", body = ErrorBody),
     ))]
 pub async fn get_weekly(
@@ -51,7 +51,7 @@ pub async fn get_weekly(
 ) -> Result<Json<views::WeeklyGoal>, Error> {
     let id = parse_id("goal_id", &goal_id)?;
     Ok(Json(
-        (&goals::weekly_get(&state, &me.user.id, &id).await?).into(),
+        (&goals::get::<weekly_goal::Entity>(&state, &me.user.id, &id).await?).into(),
     ))
 }
 
@@ -73,7 +73,6 @@ pub struct WeeklyCreated {
     responses(
         (status = 200, body = WeeklyCreated),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
     ))]
 pub async fn create_weekly(
@@ -104,7 +103,6 @@ pub struct Completion {
     responses(
         (status = 200, description = "COMPLETED", body = Completion),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
 pub async fn complete_weekly(
@@ -126,7 +124,6 @@ pub async fn complete_weekly(
     responses(
         (status = 200, description = "NOT_COMPLETED", body = Completion),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
 pub async fn uncomplete_weekly(
@@ -154,7 +151,6 @@ pub struct NumberCodeMessage {
     responses(
         (status = 200, body = NumberCodeMessage),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
 pub async fn delete_weekly(
@@ -163,7 +159,7 @@ pub async fn delete_weekly(
     Path(goal_id): Path<String>,
 ) -> Result<Json<NumberCodeMessage>, Error> {
     let id = parse_id("goal_id", &goal_id)?;
-    goals::weekly_delete(&state, &me.user.id, &id).await?;
+    goals::delete::<weekly_goal::Entity>(&state, &me.user.id, &id).await?;
     Ok(Json(NumberCodeMessage {
         code: 200,
         message: "Weekly goal deleted".to_owned(),
@@ -178,12 +174,12 @@ pub struct YearlyList {
 
 /// The user's yearly goals, newest first, with their count.
 #[utoipa::path(get, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
-    responses((status = 200, body = YearlyList), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = YearlyList)))]
 pub async fn list_yearly(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<YearlyList>, Error> {
-    let list = goals::yearly_list(&state, &me.user.id).await?;
+    let list = goals::list::<yearly_goal::Entity>(&state, &me.user.id).await?;
     Ok(Json(YearlyList {
         total: u64::try_from(list.len()).unwrap_or(u64::MAX),
         goals: list.iter().map(Into::into).collect(),
@@ -196,7 +192,6 @@ pub async fn list_yearly(
     responses(
         (status = 200, body = views::YearlyGoal),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
 pub async fn get_yearly(
@@ -206,7 +201,7 @@ pub async fn get_yearly(
 ) -> Result<Json<views::YearlyGoal>, Error> {
     let id = parse_id("goal_id", &goal_id)?;
     Ok(Json(
-        (&goals::yearly_get(&state, &me.user.id, &id).await?).into(),
+        (&goals::get::<yearly_goal::Entity>(&state, &me.user.id, &id).await?).into(),
     ))
 }
 
@@ -230,7 +225,6 @@ pub struct YearlyCreated {
     responses(
         (status = 200, body = YearlyCreated),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
     ))]
 pub async fn create_yearly(
@@ -253,7 +247,6 @@ pub async fn create_yearly(
     responses(
         (status = 200, description = "REMOVED", body = CodeMessage),
         (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
 pub async fn delete_yearly(
@@ -262,6 +255,6 @@ pub async fn delete_yearly(
     Path(goal_id): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
     let id = parse_id("goal_id", &goal_id)?;
-    goals::yearly_delete(&state, &me.user.id, &id).await?;
+    goals::delete::<yearly_goal::Entity>(&state, &me.user.id, &id).await?;
     Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
 }

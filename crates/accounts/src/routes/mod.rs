@@ -4,16 +4,20 @@ mod account;
 mod auth;
 mod goals;
 
+use keel_platform::http::openapi::{AuthFailures, HttpAuth};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::state::AppState;
 
+/// How callers authenticate.
+const AUTH: HttpAuth = HttpAuth::bearer_jwt("bearer");
+
 #[derive(OpenApi)]
 #[openapi(
-    modifiers(&BearerAuth),
+    modifiers(&AUTH),
+    components(schemas(crate::error::ErrorBody)),
     tags(
         (name = "auth", description = "Registration, login, token refresh, logout, email verification"),
         (name = "account", description = "Account self-service"),
@@ -22,25 +26,8 @@ use crate::state::AppState;
 )]
 struct ApiDoc;
 
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
-        let components = doc.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
-                    .build(),
-            ),
-        );
-    }
-}
-
 pub fn router(state: AppState) -> OpenApiRouter {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(auth::register))
         .routes(routes!(auth::login))
         .routes(routes!(auth::refresh))
@@ -69,5 +56,8 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(goals::uncomplete_weekly))
         .routes(routes!(goals::list_yearly, goals::create_yearly))
         .routes(routes!(goals::get_yearly, goals::delete_yearly))
-        .with_state(state)
+        .with_state(state);
+    AuthFailures(&[("401", "UNAUTHORIZED: no valid access token")])
+        .modify(router.get_openapi_mut());
+    router
 }

@@ -1,4 +1,4 @@
-use keel_testkit::{ServiceName, TestApp};
+use keel_testkit::TestApp;
 use reqwest::Method;
 use serde_json::Value;
 
@@ -38,7 +38,7 @@ impl Api {
 
     pub async fn with(env: &[(&str, &str)]) -> Self {
         let mut b = TestApp::builder()
-            .service(ServiceName::Accounts)
+            .service(keel_accounts::NAME)
             .env("KEEL_ACCOUNTS_JWT_SECRET", JWT_SECRET);
         for (k, v) in env {
             b = b.env(k, *v);
@@ -49,7 +49,7 @@ impl Api {
     }
 
     pub fn url(&self, path: &str) -> String {
-        self.app.url(ServiceName::Accounts, path)
+        self.app.url(keel_accounts::NAME, path)
     }
 
     pub async fn send(

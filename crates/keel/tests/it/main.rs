@@ -2,9 +2,13 @@
 //! processes, real HTTP, SQLite or PostgreSQL (`KEEL_TEST_DATABASE_URL`).
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod channel_processes;
 mod cli;
+mod error_shapes;
 mod process;
+mod push_common;
 mod push_crash;
+mod push_shared_rate;
 mod services;
 mod svc_cli;
 

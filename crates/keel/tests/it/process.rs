@@ -17,9 +17,10 @@ use crate::KEEL;
 
 /// Every listener on a free port (only one test may use the defaults).
 fn free_ports() -> Vec<(&'static str, String)> {
-    let mut env = vec![("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned())];
-    for s in keel::ServiceName::ALL {
-        env.push((s.addr_var(), "127.0.0.1:0".to_owned()));
+    let mut env = keel_testkit::offline_env();
+    env.push(("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()));
+    for l in keel::services::http().filter_map(|s| s.listener()) {
+        env.push((l.var, "127.0.0.1:0".to_owned()));
     }
     env
 }
@@ -36,7 +37,9 @@ fn env_for(db: &TestDb, dir: &std::path::Path) -> Vec<(&'static str, String)> {
 #[tokio::test]
 async fn serve_with_no_environment_in_an_empty_directory_starts_all_five_listeners() {
     let dir = tempfile::tempdir().unwrap();
-    let mut keel = KeelProcess::serve(command(KEEL, dir.path(), &[], &["serve"])).await;
+    // Defaults everywhere, but no call to the internet.
+    let offline = keel_testkit::offline_env();
+    let mut keel = KeelProcess::serve(command(KEEL, dir.path(), &offline, &["serve"])).await;
     let expected = [
         ("accounts", "http://127.0.0.1:8081"),
         ("usage-alerts", "http://127.0.0.1:8082"),
@@ -258,7 +261,9 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
         .unwrap();
     first.signal(Signal::SIGKILL);
     first.wait(Duration::from_secs(10)).await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // The job comes due while keel is down: a time, not a condition.
+    tokio::time::sleep_until((std::time::Instant::now() + Duration::from_millis(2500)).into())
+        .await;
     let mail_dir = dir.path().join("mail");
     assert!(
         keel_testkit::mail_files(&mail_dir).is_empty(),
@@ -273,7 +278,7 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
     })
     .await
     .expect("the job ran after the restart");
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    keel_testkit::jobs_drained(&platform.db).await;
     assert_eq!(keel_testkit::mail_files(&mail_dir).len(), 1, "exactly once");
     assert_eq!(delivered[0].subject, "durable");
     let left = platform

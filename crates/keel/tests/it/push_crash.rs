@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
-use keel_svc::entity::{push_device, push_message};
 use keel_testkit::FakeExpo;
 use keel_testkit::db::TestDb;
 use keel_testkit::process::{KeelProcess, command};
@@ -14,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::KEEL;
 use crate::process::platform_on;
+use crate::push_common::{seed, sent_in_db};
 
 const DEVICES: usize = 1000;
 
@@ -33,33 +32,6 @@ fn env_for(db: &TestDb, dir: &std::path::Path, expo: &FakeExpo) -> Vec<(&'static
     ]
 }
 
-fn device(i: usize) -> push_device::ActiveModel {
-    let now = chrono::Utc::now();
-    push_device::ActiveModel {
-        push_token: Set(format!("ExponentPushToken[crash{i:05}]")),
-        device_type: Set("ios".to_owned()),
-        device_model: Set(None),
-        os_version: Set(None),
-        app_version: Set(None),
-        locale: Set(None),
-        timezone: Set(None),
-        user_label: Set(None),
-        active: Set(true),
-        inactive_reason: Set(None),
-        app_id: Set("seed".to_owned()),
-        registered_at: Set(now),
-        updated_at: Set(now),
-    }
-}
-
-async fn sent_in_db(db: &keel_platform::db::Db) -> u64 {
-    push_message::Entity::find()
-        .filter(push_message::Column::Status.eq("sent"))
-        .count(db.read())
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn a_send_killed_midway_resumes_with_no_batch_lost_or_repeated() {
     let dir = tempfile::tempdir().unwrap();
@@ -69,19 +41,7 @@ async fn a_send_killed_midway_resumes_with_no_batch_lost_or_repeated() {
     let mut first = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "svc"])).await;
 
     let platform = platform_on(&db, dir.path()).await;
-    let rows: Vec<_> = (0..DEVICES).map(device).collect();
-    for chunk in rows.chunks(500) {
-        push_device::Entity::insert_many(chunk.to_vec())
-            .exec_without_returning(platform.db.write())
-            .await
-            .unwrap();
-    }
-    keel_svc::admin::add_user(&platform.db, "boss", None, true)
-        .await
-        .unwrap();
-    let password = keel_svc::admin::add_app_password(&platform.db, "boss", "ci")
-        .await
-        .unwrap();
+    let password = seed(&platform, DEVICES).await;
 
     // Expo answers four requests, then holds the rest unanswered.
     expo.hold_after(4);

@@ -35,6 +35,14 @@ impl Source {
         Ok(Self { vars })
     }
 
+    /// The process environment alone, no file (for processes whose
+    /// deployment reads no configuration file).
+    pub fn environment() -> Self {
+        Self {
+            vars: std::env::vars().collect(),
+        }
+    }
+
     /// A source holding exactly these pairs (tests, embedding).
     pub fn from_pairs<K: Into<String>, V: Into<String>>(
         pairs: impl IntoIterator<Item = (K, V)>,

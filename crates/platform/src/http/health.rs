@@ -13,6 +13,7 @@ use utoipa_axum::routes;
 
 use crate::cache::Cache;
 use crate::db::Db;
+use crate::tasks::Tasks;
 
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -21,6 +22,8 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct Readiness {
     pub db: Db,
     pub cache: Cache,
+    /// The server's background tasks: one that died fails readiness.
+    pub tasks: Tasks,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -37,6 +40,8 @@ pub struct Checks {
     database: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     redis: Option<String>,
+    /// `ok`, or which background task stopped.
+    tasks: String,
 }
 
 /// Liveness: the process answers.
@@ -63,9 +68,10 @@ pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
             None
         }
     });
-    let ready = db.is_ok() && redis.as_ref().is_none_or(Result::is_ok);
+    let tasks = r.tasks.health();
+    let ready = db.is_ok() && redis.as_ref().is_none_or(Result::is_ok) && tasks.is_ok();
     if !ready {
-        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), "not ready");
+        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().err(), "not ready");
     }
     let show = |r: Result<(), String>| {
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
@@ -75,6 +81,7 @@ pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
         checks: Some(Checks {
             database: show(db),
             redis: redis.map(show),
+            tasks: show(tasks),
         }),
     };
     let status = if ready {

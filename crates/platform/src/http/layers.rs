@@ -34,8 +34,9 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
 pub fn panic_response(
     render: Render,
 ) -> impl Fn(Box<dyn std::any::Any + Send + 'static>) -> Response + Clone {
-    move |_panic| {
-        tracing::error!("a request handler panicked");
+    move |panic| {
+        let what = super::body_guard::panic_text(panic.as_ref());
+        tracing::error!(panic = %what, "a request handler panicked");
         render(PlatformError::Internal)
     }
 }

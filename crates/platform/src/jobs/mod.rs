@@ -7,6 +7,7 @@
 //! them with exponential backoff on failure. A job whose worker died is
 //! claimed again when its lease runs out.
 
+pub mod cron;
 pub mod entity;
 mod worker;
 
@@ -181,6 +182,32 @@ async fn insert<C: ConnectionTrait, J: Job>(
         .exec_without_returning(conn)
         .await?;
     Ok(res > 0)
+}
+
+/// Jobs due now or running (claimed, lease not expired): 0 when the queue
+/// has nothing to do until some later `run_at`. Tests wait on this instead
+/// of sleeping.
+pub async fn busy(db: &crate::db::Db) -> Result<u64, DbErr> {
+    use sea_orm::{ColumnTrait, Condition, PaginatorTrait, QueryFilter};
+    let now = Utc::now();
+    entity::Entity::find()
+        .filter(entity::Column::Status.eq(entity::QUEUED))
+        .filter(
+            Condition::any()
+                .add(entity::Column::RunAt.lte(now))
+                .add(entity::Column::LockedUntil.gt(now)),
+        )
+        .count(db.read())
+        .await
+}
+
+/// Jobs waiting to run, now or later (not those that failed for good).
+pub async fn queued(db: &crate::db::Db) -> Result<u64, DbErr> {
+    use sea_orm::{ColumnTrait, PaginatorTrait, QueryFilter};
+    entity::Entity::find()
+        .filter(entity::Column::Status.eq(entity::QUEUED))
+        .count(db.read())
+        .await
 }
 
 /// Exponential backoff: `base * 2^(attempt-1)`, at most one hour.

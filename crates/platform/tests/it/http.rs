@@ -32,12 +32,24 @@ async fn panics() -> &'static str {
     panic!("boom")
 }
 
+/// How many `/slow` requests have started (so a test can wait for one).
+static SLOW_STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+async fn slow_request_in_flight(before: usize) {
+    let started = keel_testkit::eventually(Duration::from_secs(10), || {
+        (SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
+    assert!(started.is_some(), "the slow request never started");
+}
+
 fn routes() -> OpenApiRouter {
     OpenApiRouter::new()
         .route("/panic", get(panics))
         .route(
             "/slow",
             get(|| async {
+                SLOW_STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(600)).await;
                 "done"
             }),
@@ -48,6 +60,22 @@ fn routes() -> OpenApiRouter {
             post(echo).layer(DefaultBodyLimit::max(64 * 1024)),
         )
         .route("/large", get(|| async { "x".repeat(20_000) }))
+        .route("/stream-panic", get(stream_panics))
+}
+
+/// A streamed body whose second chunk panics.
+async fn stream_panics() -> Response {
+    use futures::StreamExt;
+    let first = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from(
+        "first chunk\n".repeat(100),
+    ))]);
+    let then = futures::stream::once(async {
+        if true {
+            panic!("the second chunk blew up");
+        }
+        Ok(bytes::Bytes::new())
+    });
+    http::stream_body(first.chain(then)).into_response()
 }
 
 fn http_config(timeout: Duration) -> HttpConfig {
@@ -73,7 +101,11 @@ async fn server_with(tp: TestPlatform, cfg: HttpConfig) -> Server {
         routes: routes(),
         render,
     };
-    let router = http::finish(app, tp.platform.readiness(), &cfg);
+    let router = http::finish(
+        app,
+        tp.platform.readiness(&keel_platform::tasks::Tasks::new()),
+        &cfg,
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
@@ -236,6 +268,38 @@ async fn large_responses_are_gzip_compressed_when_the_client_accepts_it() {
 }
 
 #[tokio::test]
+async fn a_panic_in_a_streamed_body_cuts_the_response_off_and_is_counted() {
+    let s = server().await;
+    for enc in keel_testkit::encoding::ENCODINGS {
+        let sent = reqwest::Client::new()
+            .get(s.url("/stream-panic"))
+            .header("accept-encoding", enc)
+            .header("x-request-id", format!("body-panic-{enc}"))
+            .send()
+            .await;
+        // The head may or may not have gone out before the panic (an
+        // encoder buffers); either way the client must see an aborted
+        // response, never a short one that looks complete.
+        if let Ok(resp) = sent {
+            assert_eq!(resp.status(), 200);
+            assert!(
+                resp.bytes().await.is_err(),
+                "{enc}: the body was not cut off"
+            );
+        }
+    }
+    let text = keel_platform::telemetry::prometheus()
+        .expect("a recorder")
+        .render();
+    assert!(
+        text.contains(r#"keel_http_body_panics_total{service="test"} 3"#),
+        "{text}"
+    );
+    // The server lives on.
+    assert_eq!(reqwest::get(s.url("/healthz")).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
 async fn the_openapi_document_lists_the_health_routes() {
     let s = server().await;
     let doc = json_of(reqwest::get(s.url("/openapi.json")).await.unwrap()).await;
@@ -274,8 +338,9 @@ async fn shutdown_lets_an_in_flight_request_finish_then_stops() {
     let s = server().await;
     let url = s.url("/slow");
     let health = s.url("/healthz");
+    let before = SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst);
     let request = tokio::spawn(async move { reqwest::get(url).await });
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    slow_request_in_flight(before).await;
     s.stop.cancel();
     let resp = request.await.unwrap().unwrap();
     assert_eq!(resp.status(), 200);
@@ -294,8 +359,9 @@ async fn shutdown_gives_up_on_requests_after_the_grace() {
     cfg.shutdown_grace = Duration::from_millis(100);
     let s = server_with(TestPlatform::start(&[]).await, cfg).await;
     let url = s.url("/slow");
+    let before = SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst);
     let _request = tokio::spawn(async move { reqwest::get(url).await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    slow_request_in_flight(before).await;
     let started = Instant::now();
     s.stop.cancel();
     tokio::time::timeout(Duration::from_secs(5), s.done)
@@ -393,4 +459,43 @@ async fn readyz_is_503_while_the_database_is_unreachable_and_recovers_by_itself(
     })
     .await;
     assert!(back.is_some(), "readyz recovers once the database is back");
+}
+
+#[tokio::test]
+async fn an_answer_given_before_the_upload_ended_reaches_the_client() {
+    let s = server().await;
+    let client = reqwest::Client::new();
+    let big = vec![b'x'; 4 * 1024 * 1024];
+    for _ in 0..3 {
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+            big.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+        let resp = client
+            .post(s.url("/nowhere"))
+            .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)))
+            .send()
+            .await
+            .expect("an answer, not a reset connection");
+        assert_eq!(resp.status(), 404);
+        assert!(
+            resp.headers().get("connection").is_none(),
+            "the connection stays usable"
+        );
+    }
+}
+
+#[tokio::test]
+async fn past_the_cap_the_unread_rest_closes_the_connection() {
+    let s = server().await;
+    let big = vec![b'x'; 20 * 1024 * 1024];
+    let resp = reqwest::Client::new()
+        .post(s.url("/nowhere"))
+        .body(big)
+        .send()
+        .await;
+    // Either the answer with `Connection: close`, or (if the client was
+    // still writing when the connection closed) a broken connection.
+    if let Ok(resp) = resp {
+        assert_eq!(resp.status(), 404);
+        assert_eq!(resp.headers()["connection"], "close");
+    }
 }

@@ -69,7 +69,7 @@ async fn an_enqueued_job_runs_once_and_is_removed() {
     })
     .await
     .expect("ran");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert_eq!(count(&runs, 1), 1);
     assert_eq!(remaining(&tp).await, 0);
 }
@@ -150,7 +150,7 @@ async fn a_job_that_keeps_failing_is_marked_failed_after_its_attempts() {
     .expect("marked failed");
     assert_eq!(failed.attempts, 3);
     assert_eq!(failed.last_error.as_deref(), Some("never"));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert_eq!(count(&runs, 2), 3, "no fourth attempt");
 }
 
@@ -170,7 +170,7 @@ async fn a_permanent_failure_is_not_retried() {
     })
     .await
     .expect("ran");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert_eq!(count(&runs, 3), 1);
 }
 
@@ -225,7 +225,7 @@ async fn a_job_survives_a_restart_and_runs_once_on_the_next_worker() {
     })
     .await
     .expect("ran");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert_eq!(count(&runs, 9), 1);
 }
 
@@ -303,7 +303,7 @@ async fn two_workers_run_each_of_many_jobs_exactly_once() {
     })
     .await
     .expect("all ran");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert!(
         runs.lock().unwrap().values().all(|&c| c == 1),
         "{:?}",

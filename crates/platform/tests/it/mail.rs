@@ -55,7 +55,7 @@ async fn a_mail_enqueued_in_a_rolled_back_transaction_is_never_sent() {
     mail::enqueue(&txn, welcome()).await.unwrap();
     txn.rollback().await.unwrap();
     let _stop = run_worker(&tp);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    keel_testkit::jobs_drained(&tp.platform.db).await;
     assert!(keel_testkit::mail_files(&tp.data_dir.path().join("mail")).is_empty());
 }
 

@@ -1,20 +1,41 @@
-//! The svc route table (everything under `<REST root>/svc/v1`).
+//! The svc route table (everything under `<REST root>/svc/v1`): one file
+//! per resource.
 
-pub mod admin;
-pub mod public;
+mod audit;
+mod cors;
+mod form_api;
+mod login;
+mod paging;
+mod push_admin;
+mod push_devices;
+mod push_sends;
+mod settings;
+mod site_forms;
+mod submissions;
 
-use axum::middleware;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use futures::Stream;
+use keel_platform::http::openapi::HttpAuth;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
-use utoipa::OpenApi;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use serde::Serialize;
+use utoipa::{OpenApi, ToSchema};
 
-use crate::cors;
+use crate::error::no_route;
 use crate::state::AppState;
+
+pub use form_api::APPCHECK_HEADER;
+
+/// How callers authenticate.
+const AUTH: HttpAuth = HttpAuth::basic("app_password");
 
 #[derive(OpenApi)]
 #[openapi(
-    modifiers(&Security),
+    modifiers(&AUTH),
     tags(
         (name = "forms", description = "Form API (App Check)"),
         (name = "admin", description = "Host-site administration (svc_manage)"),
@@ -23,40 +44,78 @@ use crate::state::AppState;
 )]
 struct ApiDoc;
 
-struct Security;
-
-impl utoipa::Modify for Security {
-    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
-        let c = doc.components.get_or_insert_with(Default::default);
-        c.add_security_scheme(
-            "app_password",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Basic).build()),
-        );
-    }
-}
-
 /// The namespace's routes, relative to its base.
 pub fn router(state: AppState) -> OpenApiRouter {
     let public = OpenApiRouter::new()
-        .routes(routes!(public::fields, public::fields_preflight))
-        .routes(routes!(public::submit, public::submit_preflight))
+        .routes(routes!(form_api::fields, form_api::fields_preflight))
+        .routes(routes!(form_api::submit, form_api::submit_preflight))
         .layer(middleware::from_fn_with_state(state.clone(), cors::layer));
     let site_admin = OpenApiRouter::new()
-        .routes(routes!(admin::login))
-        .routes(routes!(admin::logout))
-        .routes(routes!(admin::get_settings, admin::patch_settings))
-        .routes(routes!(admin::list_forms, admin::create_form))
+        .routes(routes!(login::login))
+        .routes(routes!(login::logout))
+        .routes(routes!(settings::get_settings, settings::patch_settings))
+        .routes(routes!(site_forms::list_forms, site_forms::create_form))
         .routes(routes!(
-            admin::get_form,
-            admin::put_form,
-            admin::delete_form
+            site_forms::get_form,
+            site_forms::put_form,
+            site_forms::delete_form
         ))
-        .routes(routes!(admin::list_submissions))
-        .routes(routes!(admin::export_submissions))
-        .routes(routes!(admin::audit_log));
+        .routes(routes!(submissions::list_submissions))
+        .routes(routes!(submissions::export_submissions))
+        .routes(routes!(audit::audit_log));
+    let import = OpenApiRouter::new()
+        .routes(routes!(push_admin::import_devices))
+        .layer(DefaultBodyLimit::max(state.cfg.expo.import_limit));
+    let push = OpenApiRouter::new()
+        .routes(routes!(push_devices::register, push_devices::unregister))
+        .routes(routes!(push_devices::registration_status))
+        .routes(routes!(push_sends::send_notification))
+        .routes(routes!(push_sends::get_send, push_sends::cancel_send))
+        .routes(routes!(push_admin::push_stats))
+        .routes(routes!(push_admin::export_devices))
+        .merge(import)
+        .layer(middleware::from_fn_with_state(state.clone(), push_switch));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(public)
         .merge(site_admin)
-        .merge(crate::push::routes::router(state.clone()))
+        .merge(push)
         .with_state(state)
+}
+
+/// The push module switched off: every push route is 404.
+async fn push_switch(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    match state.settings.get().await {
+        Ok(s) if s.push_enabled => next.run(req).await,
+        Ok(_) => no_route().into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Done {
+    success: bool,
+}
+
+impl Done {
+    pub const OK: Self = Self { success: true };
+}
+
+/// A CSV download streaming `chunks` (a page at a time, so memory does
+/// not grow with the rows).
+pub fn download<S>(filename: &str, chunks: S) -> Response
+where
+    S: Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    (
+        [
+            (CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{filename}\""),
+            ),
+            (CACHE_CONTROL, "private, no-store".to_owned()),
+        ],
+        keel_platform::http::stream_body(chunks),
+    )
+        .into_response()
 }

@@ -55,10 +55,10 @@ async fn wrong_missing_or_unprivileged_credentials_are_refused_in_the_rest_shape
     .await;
     assert_eq!((r.status, r.code()), (401, "rest_not_logged_in"));
     let db = &svc.app.platform().db;
-    keel_svc::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
+    keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
         .await
         .unwrap();
-    let clerk = keel_svc::admin::add_app_password(db, "clerk", "x")
+    let clerk = keel_svc::domain::admin::add_app_password(db, "clerk", "x")
         .await
         .unwrap();
     let r = svc
@@ -69,7 +69,7 @@ async fn wrong_missing_or_unprivileged_credentials_are_refused_in_the_rest_shape
 }
 
 #[tokio::test]
-async fn a_cookie_login_needs_the_nonce_for_changes() {
+async fn a_cookie_login_needs_the_nonce_on_every_request() {
     let svc = Svc::start().await;
     let (login, _) = svc.admin("boss").await;
     let r = finish(
@@ -113,7 +113,34 @@ async fn a_cookie_login_needs_the_nonce_for_changes() {
             .unwrap(),
     )
     .await;
-    assert_eq!(get.status, 200, "reading needs no nonce");
+    assert_eq!(
+        (get.status, get.code()),
+        (403, "rest_cookie_invalid_nonce"),
+        "a cookie without its nonce is refused on reads too"
+    );
+    let get = finish(
+        svc.app
+            .http
+            .get(svc.url("/admin/settings"))
+            .header("cookie", &cookie)
+            .header("X-Svc-Nonce", &nonce)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(get.status, 200, "{}", get.text);
+    let link = finish(
+        svc.app
+            .http
+            .get(svc.url(&format!("/admin/settings?_wpnonce={nonce}")))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(link.status, 200, "the nonce may come in the query string");
     let patch = json!({"submission_rate_limit": 20});
     let no_nonce = finish(
         svc.app
@@ -303,7 +330,7 @@ async fn forms_are_managed_over_rest() {
 #[tokio::test]
 async fn submissions_are_listed_by_page_and_exported_as_neutralised_csv() {
     let svc = Svc::start().await;
-    svc.configure(keel_svc::settings::SettingsPatch {
+    svc.configure(keel_svc::domain::settings::SettingsPatch {
         submission_rate_limit: Some(100),
         ..Default::default()
     })
@@ -405,10 +432,7 @@ async fn every_route_is_documented_and_errors_keep_the_rest_shape() {
     let doc = finish(
         svc.app
             .http
-            .get(
-                svc.app
-                    .root(keel_testkit::ServiceName::Svc, "/openapi.json"),
-            )
+            .get(svc.app.root(keel_svc::NAME, "/openapi.json"))
             .send()
             .await
             .unwrap(),
@@ -450,4 +474,48 @@ async fn every_route_is_documented_and_errors_keep_the_rest_shape() {
     .await;
     assert_eq!(r.status, 400);
     assert_eq!(r.body["data"]["status"], 400);
+}
+
+#[tokio::test]
+async fn the_submissions_export_reads_whole_in_every_encoding_a_client_may_ask_for() {
+    use keel_testkit::encoding::{ENCODINGS, fetch};
+    let svc = Svc::start().await;
+    let (_, pw) = svc.admin("boss").await;
+    // More than two pages of the export's 500, straight into the database.
+    let db = &svc.app.platform().db;
+    for chunk in 0..3 {
+        let items = (0..400)
+            .map(|i| keel_svc::domain::site::NewSubmission {
+                form_id: FORM.to_owned(),
+                values: json!({"name": format!("n{chunk}-{i}"), "email": "a@example.com"})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+                app_id: "app".to_owned(),
+            })
+            .collect();
+        keel_svc::domain::site::store_submissions(db, items)
+            .await
+            .unwrap();
+    }
+    let mut bodies = Vec::new();
+    for enc in ENCODINGS {
+        let req = svc
+            .app
+            .http
+            .get(svc.url(&format!("/admin/forms/{FORM}/submissions/export")))
+            .basic_auth("boss", Some(&pw));
+        let d = fetch(req, enc).await;
+        assert_eq!(d.status, 200, "{enc}");
+        let text = d.text();
+        let names: Vec<String> = csv::Reader::from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.unwrap()[3].to_owned())
+            .collect();
+        assert_eq!(names.len(), 1200, "{enc}");
+        assert_eq!(names[0], "n0-0");
+        assert_eq!(names[1199], "n2-399");
+        bodies.push(text);
+    }
+    assert!(bodies.windows(2).all(|w| w[0] == w[1]));
 }

@@ -1,4 +1,4 @@
-use keel_svc::settings::SettingsPatch;
+use keel_svc::domain::settings::SettingsPatch;
 use serde_json::json;
 
 use crate::helpers::{APP_ID, FORM, Svc, good};
@@ -86,7 +86,7 @@ async fn a_configured_debug_token_is_accepted_as_it_is() {
 
 #[tokio::test]
 async fn a_verified_token_fires_the_hook_and_is_audited_without_the_raw_token() {
-    let mut events = keel_svc::hooks::subscribe();
+    let mut events = keel_svc::domain::hooks::subscribe();
     let svc = Svc::start().await;
     let token = svc.token();
     svc.submit(Some(&token), good()).await;

@@ -1,4 +1,4 @@
-use keel_svc::settings::SettingsPatch;
+use keel_svc::domain::settings::SettingsPatch;
 
 use crate::helpers::{FORM, Svc, finish};
 

@@ -1,5 +1,5 @@
-use keel_svc::settings::{SettingsPatch, SettingsStore};
-use keel_testkit::{FakeExpo, FakeJwks, ServiceName, TestApp};
+use keel_svc::domain::settings::{SettingsPatch, SettingsStore};
+use keel_testkit::{FakeExpo, FakeJwks, TestApp};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -62,7 +62,7 @@ impl Svc {
         let jwks = FakeJwks::start().await;
         let expo = FakeExpo::start().await;
         let mut b = TestApp::builder()
-            .service(ServiceName::Svc)
+            .service(keel_svc::NAME)
             .env("KEEL_APPCHECK_JWKS_URL", jwks.url())
             .env("KEEL_EXPO_URL", expo.url())
             .env("KEEL_EXPO_RECEIPT_DELAY_SECS", "0");
@@ -79,7 +79,7 @@ impl Svc {
         })
         .await;
         let def = serde_json::from_value(contact_form()).unwrap();
-        keel_svc::site::put_form(&svc.app.platform().db, &def)
+        keel_svc::domain::site::put_form(&svc.app.platform().db, &def)
             .await
             .unwrap();
         svc
@@ -100,7 +100,7 @@ impl Svc {
     }
 
     pub fn url(&self, path: &str) -> String {
-        self.app.url(ServiceName::Svc, path)
+        self.app.url(keel_svc::NAME, path)
     }
 
     pub fn token(&self) -> String {
@@ -151,10 +151,10 @@ impl Svc {
     pub async fn admin(&self, username: &str) -> (String, String) {
         let db = &self.app.platform().db;
         let (_, login) =
-            keel_svc::admin::add_user(db, username, Some("login-password-1".into()), true)
+            keel_svc::domain::admin::add_user(db, username, Some("login-password-1".into()), true)
                 .await
                 .unwrap();
-        let app_password = keel_svc::admin::add_app_password(db, username, "tests")
+        let app_password = keel_svc::domain::admin::add_app_password(db, username, "tests")
             .await
             .unwrap();
         (login, app_password)

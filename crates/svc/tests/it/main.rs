@@ -6,6 +6,7 @@ mod helpers;
 mod admin;
 mod appcheck;
 mod cors;
+mod form_bodies;
 mod push_admin;
 mod push_kit;
 mod push_register;

@@ -1,6 +1,6 @@
 //! Push admin access and the module switch.
 
-use keel_svc::settings::SettingsPatch;
+use keel_svc::domain::settings::SettingsPatch;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -36,10 +36,10 @@ async fn admin_routes_without_svc_manage_are_403_svc_push_forbidden() {
     let svc = Svc::start().await;
     let (_, real) = svc.admin("boss").await;
     let db = &svc.app.platform().db;
-    keel_svc::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
+    keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
         .await
         .unwrap();
-    let clerk = keel_svc::admin::add_app_password(db, "clerk", "x")
+    let clerk = keel_svc::domain::admin::add_app_password(db, "clerk", "x")
         .await
         .unwrap();
     let callers: [(&str, Option<(&str, &str)>); 4] = [
@@ -73,7 +73,7 @@ async fn admin_routes_without_svc_manage_are_403_svc_push_forbidden() {
 }
 
 #[tokio::test]
-async fn a_cookie_session_sends_with_its_nonce_and_not_without() {
+async fn a_cookie_session_works_with_its_nonce_and_not_without_on_every_route() {
     let svc = Svc::start().await;
     let (login, _) = svc.admin("boss").await;
     svc.registered(1).await;
@@ -111,19 +111,32 @@ async fn a_cookie_session_sends_with_its_nonce_and_not_without() {
     assert_eq!((r.status, r.code()), (403, "svc_push_forbidden"));
     let r = finish(send(Some("guess".into())).await.unwrap()).await;
     assert_eq!((r.status, r.code()), (403, "svc_push_forbidden"));
-    let r = finish(send(Some(nonce)).await.unwrap()).await;
+    let r = finish(send(Some(nonce.clone())).await.unwrap()).await;
     assert_eq!(r.status, 202, "{}", r.text);
-    let r = finish(
-        svc.app
-            .http
-            .get(svc.url("/stats"))
-            .header("cookie", &cookie)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(r.status, 200, "reading needs no nonce");
+    let send_id = r.body["id"].as_str().unwrap().to_owned();
+    for path in [
+        "/stats".to_owned(),
+        format!("/send/{send_id}"),
+        "/devices/export".to_owned(),
+    ] {
+        let get = |nonce: Option<&str>| {
+            let mut req = svc.app.http.get(svc.url(&path)).header("cookie", &cookie);
+            if let Some(n) = nonce {
+                req = req.header("X-Svc-Nonce", n);
+            }
+            req.send()
+        };
+        let r = finish(get(None).await.unwrap()).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (403, "svc_push_forbidden"),
+            "{path}: a cookie without its nonce is refused on reads too"
+        );
+        let r = finish(get(Some("guess")).await.unwrap()).await;
+        assert_eq!((r.status, r.code()), (403, "svc_push_forbidden"), "{path}");
+        let r = finish(get(Some(&nonce)).await.unwrap()).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.text);
+    }
 }
 
 #[tokio::test]
@@ -203,10 +216,7 @@ async fn every_push_route_is_in_the_openapi_document() {
     let doc: Value = svc
         .app
         .http
-        .get(
-            svc.app
-                .root(keel_testkit::ServiceName::Svc, "/openapi.json"),
-        )
+        .get(svc.app.root(keel_svc::NAME, "/openapi.json"))
         .send()
         .await
         .unwrap()

@@ -31,9 +31,14 @@ async fn a_new_token_is_registered_and_active() {
 }
 
 #[tokio::test]
-async fn both_token_shapes_are_accepted() {
+async fn the_seeds_token_shape_and_both_expo_spellings_are_accepted() {
     let svc = Svc::start().await;
-    for t in ["ExpoPushToken[abc_DEF-123]", "ExponentPushToken[xyz]"] {
+    for t in [
+        "ProviderPushToken[opaque-VALUE_42]",
+        "ExpoPushToken[abc_DEF-123]",
+        "ExponentPushToken[xyz]",
+        "FcmPushToken[a:b/c+d=]",
+    ] {
         let r = svc
             .register(json!({"push_token": t, "device_type": "android"}))
             .await;
@@ -114,7 +119,15 @@ async fn an_invalid_field_is_400_naming_it_and_nothing_is_written() {
     let cases = [
         (
             "push_token",
-            json!({"push_token": "ProviderPushToken[abc]", "device_type": "ios"}),
+            json!({"push_token": "apns:0123abcd", "device_type": "ios"}),
+        ),
+        (
+            "push_token",
+            json!({"push_token": "ProviderPushToken[has space]", "device_type": "ios"}),
+        ),
+        (
+            "push_token",
+            json!({"push_token": format!("ProviderPushToken[{}]", "x".repeat(201)), "device_type": "ios"}),
         ),
         (
             "push_token",

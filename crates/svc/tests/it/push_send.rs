@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use chrono::{NaiveTime, Utc};
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use keel_svc::domain::push::request::next_local;
 use keel_svc::entity::push_message;
-use keel_svc::push::send::next_local;
 use reqwest::Method;
 use serde_json::json;
 
@@ -130,7 +130,7 @@ async fn a_send_in_the_future_is_scheduled_and_goes_out_then() {
     assert_eq!(r.status, 202, "{}", r.text);
     assert_eq!(r.body["status"], "scheduled");
     let id = r.body["id"].as_str().unwrap().to_owned();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    svc.app.jobs_settled().await;
     assert!(svc.expo.delivered().is_empty(), "nothing before send_at");
     assert_eq!(svc.send_view(&admin, &id).await.body["status"], "scheduled");
     svc.wait_sent(&admin, &id, WITHIN).await;
@@ -197,12 +197,12 @@ async fn a_local_time_send_is_due_at_that_time_in_each_devices_zone() {
         let hi = next_local(after, at, *zone);
         assert!(m.due_at == lo || m.due_at == hi, "{zone:?}: {}", m.due_at);
         assert!(m.due_at > before && m.due_at <= before + chrono::Duration::hours(24));
-        assert_eq!(m.status, "pending");
+        assert_eq!(m.status, push_message::MessageStatus::Pending);
     }
     let view = svc.send_view(&admin, &id).await;
     assert_eq!(view.body["local_time"], "09:30");
     assert_eq!(view.body["progress"]["pending"], 4);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    svc.app.jobs_settled().await;
     assert!(svc.expo.delivered().is_empty());
 }
 
@@ -226,7 +226,8 @@ async fn a_scheduled_send_can_be_cancelled_and_then_sends_nothing() {
         r.body,
         json!({"id": id, "status": "cancelled", "cancelled": 3})
     );
-    tokio::time::sleep(Duration::from_millis(1600)).await;
+    // The dispatch still scheduled comes due, runs, and sends nothing.
+    svc.app.jobs_drained().await;
     assert!(svc.expo.delivered().is_empty());
     let view = svc.send_view(&admin, &id).await;
     assert_eq!(view.body["status"], "cancelled");
@@ -342,7 +343,7 @@ async fn a_400_from_expo_is_never_retried() {
     let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
     let view = svc.wait_sent(&admin, &id, WITHIN).await;
     assert_eq!(view["progress"]["failed"], 5);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    svc.app.jobs_drained().await;
     assert!(svc.expo.delivered().is_empty());
     assert_eq!(svc.expo.fail_pending(), 1, "one 400 consumed, no retry");
     let stats = svc.stats(&admin).await;
@@ -503,4 +504,85 @@ async fn stats_count_devices_and_deliveries() {
     let s = svc.stats(&admin).await;
     assert_eq!(s["deliveries"]["queued"], 3);
     assert_eq!(s["deliveries"]["sent"], 0);
+}
+
+#[tokio::test]
+async fn a_token_in_the_seeds_shape_goes_to_expo_exactly_as_stored() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let t = "ProviderPushToken[opaque-VALUE_42]";
+    let r = svc
+        .register(json!({"push_token": t, "device_type": "ios"}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    svc.wait_sent(&admin, &id, WITHIN).await;
+    let to: Vec<String> = svc.expo.delivered().into_iter().map(|d| d.to).collect();
+    assert_eq!(to, [t]);
+}
+
+#[tokio::test]
+async fn a_device_unregistered_after_a_send_was_scheduled_does_not_receive_it() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let tokens: Vec<String> = futures::future::join_all((0..3).map(|i| svc.registered(i))).await;
+    let at = (Utc::now() + chrono::Duration::seconds(3)).to_rfc3339();
+    let id = svc
+        .sent(&admin, json!({"title": "t", "body": "b", "send_at": at}))
+        .await;
+    let r = svc
+        .app
+        .http
+        .delete(svc.url("/register"))
+        .query(&[("push_token", &tokens[1])])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let view = svc.wait_sent(&admin, &id, WITHIN).await;
+    assert_eq!(
+        view["recipients"], 3,
+        "it was a recipient when the send was made"
+    );
+    assert_eq!(view["progress"]["sent"], 2);
+    assert_eq!(view["progress"]["skipped"], 1);
+    let to: HashSet<String> = svc.expo.delivered().into_iter().map(|d| d.to).collect();
+    assert_eq!(to, HashSet::from([tokens[0].clone(), tokens[2].clone()]));
+}
+
+#[tokio::test]
+async fn a_device_reported_gone_by_a_receipt_is_skipped_by_a_send_scheduled_before() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    let due = Utc::now() + chrono::Duration::seconds(6);
+    let later = svc
+        .sent(
+            &admin,
+            json!({"title": "later", "body": "b", "send_at": due.to_rfc3339()}),
+        )
+        .await;
+    svc.expo.receipt_error(&token(0), "DeviceNotRegistered");
+    let now = svc.sent(&admin, json!({"title": "now", "body": "b"})).await;
+    svc.wait_sent(&admin, &now, WITHIN).await;
+    until(WITHIN, "the receipt deactivates the device", || async {
+        svc.status_of(&token(0)).await.body["active"] == false
+    })
+    .await;
+    assert!(
+        Utc::now() < due,
+        "the receipt came in only after the later send was due; the test proves nothing"
+    );
+    let view = svc.wait_sent(&admin, &later, WITHIN).await;
+    assert_eq!(view["progress"]["skipped"], 1);
+    assert_eq!(view["progress"]["sent"], 2);
+    let got_later: Vec<String> = svc
+        .expo
+        .delivered()
+        .into_iter()
+        .filter(|d| d.title.as_deref() == Some("later"))
+        .map(|d| d.to)
+        .collect();
+    assert_eq!(got_later.len(), 2);
+    assert!(!got_later.contains(&token(0)));
 }

@@ -1,4 +1,4 @@
-use keel_svc::settings::SettingsPatch;
+use keel_svc::domain::settings::SettingsPatch;
 use serde_json::json;
 
 use crate::helpers::{FORM, Svc, good};
@@ -21,7 +21,7 @@ async fn the_field_list_is_served_privately() {
 async fn a_form_not_on_the_allow_list_or_missing_is_404_form_not_found() {
     let svc = Svc::start().await;
     let def = serde_json::from_value(json!({"id": "99", "title": "Hidden", "fields": []})).unwrap();
-    keel_svc::site::put_form(&svc.app.platform().db, &def)
+    keel_svc::domain::site::put_form(&svc.app.platform().db, &def)
         .await
         .unwrap();
     for form in ["99", "77", "12:0f8fad5b-d9cb-469f-a165-70867728950e"] {
@@ -162,7 +162,7 @@ async fn every_field_type_is_checked() {
         {"id": "ta", "label": "TA", "type": "textarea", "max_length": 5}
     ]}))
     .unwrap();
-    keel_svc::site::put_form(&svc.app.platform().db, &def)
+    keel_svc::domain::site::put_form(&svc.app.platform().db, &def)
         .await
         .unwrap();
     svc.settings(SettingsPatch {

@@ -8,13 +8,24 @@ pub struct Model {
     pub alert_id: String,
     #[sea_orm(primary_key, auto_increment = false)]
     pub device_token: String,
-    pub platform: String,
+    pub platform: crate::domain::values::Platform,
     pub sandbox: bool,
-    /// `pending`, `delivered`, `not_delivered`
-    pub status: String,
+    pub status: DeliveryStatus,
     pub reason: Option<String>,
     pub apns_id: Option<String>,
     pub updated_at: DateTimeUtc,
+}
+
+/// Where one push of an alert stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
+pub enum DeliveryStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "delivered")]
+    Delivered,
+    #[sea_orm(string_value = "not_delivered")]
+    NotDelivered,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

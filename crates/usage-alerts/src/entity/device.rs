@@ -7,8 +7,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub device_token: String,
     pub user_id: String,
-    /// `ios` or `watchos`
-    pub platform: String,
+    pub platform: crate::domain::values::Platform,
     pub sandbox: bool,
     pub registered_at: DateTimeUtc,
 }

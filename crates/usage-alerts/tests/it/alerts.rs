@@ -3,6 +3,8 @@ use std::time::Duration;
 use keel_platform::sea_orm::EntityTrait;
 use keel_testkit::apns::{TEAM_ID, TOPIC};
 use keel_testkit::{FakeApns, eventually};
+use keel_usage_alerts::domain::thresholds::Kind;
+use keel_usage_alerts::entity::delivery::DeliveryStatus;
 use keel_usage_alerts::entity::{alert, delivery};
 use serde_json::json;
 
@@ -31,7 +33,7 @@ async fn deliveries(api: &Api) -> Vec<delivery::Model> {
 async fn settled(api: &Api, n: usize) -> Vec<delivery::Model> {
     keel_testkit::eventually_async(Duration::from_secs(10), || async {
         let d = deliveries(api).await;
-        (d.len() >= n && d.iter().all(|d| d.status != "pending")).then_some(d)
+        (d.len() >= n && d.iter().all(|d| d.status != DeliveryStatus::Pending)).then_some(d)
     })
     .await
     .unwrap_or_else(|| panic!("deliveries did not settle"))
@@ -47,7 +49,7 @@ async fn crossing_the_default_five_dollars_alerts_every_device_once_a_day() {
     api.register("bob", &device(4), "ios", false).await;
     api.event("alice", "s1", 3.0).await;
     api.event("alice", "s1", 2.0).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    api.app.jobs_settled().await;
     assert!(apns.requests().is_empty(), "5.00 is not above 5.00");
     api.event("alice", "s1", 0.5).await;
     let sent = pushes(&apns, 3).await;
@@ -79,13 +81,13 @@ async fn crossing_the_default_five_dollars_alerts_every_device_once_a_day() {
     let done = settled(&api, 3).await;
     assert!(
         done.iter()
-            .all(|d| d.status == "delivered" && d.apns_id.is_some()),
+            .all(|d| d.status == DeliveryStatus::Delivered && d.apns_id.is_some()),
         "{done:?}"
     );
 
     api.event("alice", "s1", 10.0).await;
     api.event("alice", "s2", 10.0).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    api.app.jobs_settled().await;
     assert_eq!(apns.requests().len(), 3, "once a day");
 }
 
@@ -114,7 +116,7 @@ async fn one_provider_token_signed_by_the_team_key_is_reused() {
         settled(&api, 3)
             .await
             .iter()
-            .all(|d| d.status == "delivered")
+            .all(|d| d.status == DeliveryStatus::Delivered)
     );
 }
 
@@ -144,7 +146,7 @@ async fn each_threshold_type_alerts_and_the_lowest_enabled_value_counts() {
     let sent = pushes(&apns, 2).await;
     assert_eq!(sent[1].body["alert"]["type"], "session_count");
     assert_eq!(sent[1].body["alert"]["observed"], 3.0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    api.app.jobs_settled().await;
     assert_eq!(
         apns.requests().len(),
         2,
@@ -172,10 +174,15 @@ async fn a_410_removes_the_device_and_a_503_is_retried_until_delivered() {
             .clone()
     };
     assert_eq!(
-        (status(1).status.as_str(), status(1).reason.as_deref()),
-        ("not_delivered", Some("Unregistered"))
+        (status(1).status, status(1).reason.as_deref()),
+        (DeliveryStatus::NotDelivered, Some("Unregistered"))
     );
-    assert_eq!(status(2).status, "delivered", "{:?}", status(2));
+    assert_eq!(
+        status(2).status,
+        DeliveryStatus::Delivered,
+        "{:?}",
+        status(2)
+    );
     assert_eq!(status(3).reason.as_deref(), Some("BadDeviceToken"));
     let tries = apns
         .requests()
@@ -203,7 +210,7 @@ async fn without_apns_credentials_alerts_are_recorded_as_not_delivered() {
     api.register("alice", &device(1), "ios", false).await;
     api.event("alice", "s", 6.0).await;
     let done = settled(&api, 1).await;
-    assert_eq!(done[0].status, "not_delivered");
+    assert_eq!(done[0].status, DeliveryStatus::NotDelivered);
     assert_eq!(done[0].reason.as_deref(), Some("APNs is not configured"));
 }
 
@@ -216,7 +223,7 @@ async fn an_alert_with_no_devices_is_still_recorded() {
         .await
         .unwrap();
     assert_eq!(alerts.len(), 1);
-    assert_eq!(alerts[0].threshold_type, "daily_cost");
+    assert_eq!(alerts[0].threshold_type, Kind::DailyCost);
     assert_eq!(alerts[0].note.as_deref(), Some("no registered devices"));
 }
 
@@ -229,6 +236,6 @@ async fn an_alert_is_neither_repeated_nor_lost_across_a_restart() {
     pushes(&apns, 1).await;
     api.app.restart().await;
     api.event("alice", "s", 6.0).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    api.app.jobs_settled().await;
     assert_eq!(apns.requests().len(), 1);
 }

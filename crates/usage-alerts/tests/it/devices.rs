@@ -49,6 +49,18 @@ async fn registration_validates_each_field() {
             "Missing required field: platform",
         ),
         (
+            json!({"device_token": "abc"}),
+            "Missing required field: platform",
+        ),
+        (
+            json!({"device_token": "", "platform": "ios"}),
+            "Missing required field: device_token",
+        ),
+        (
+            json!({"device_token": 5, "platform": " "}),
+            "Missing required field: platform",
+        ),
+        (
             json!({"device_token": device(1), "platform": "android"}),
             "Invalid field: platform must be ios or watchos",
         ),

@@ -34,18 +34,11 @@ async fn the_total_counts_only_the_current_utc_day() {
     let db = api.app.platform().db.clone();
     let me = keel_usage_alerts::auth::synthetic_id("alice");
     let yesterday = chrono::Utc::now() - chrono::Duration::days(1);
-    let old = keel_usage_alerts::ingest::NewEvent {
+    let old = keel_usage_alerts::domain::event::NewEvent {
         user_id: me,
-        session_id: "old".into(),
-        timestamp: "2026-01-01T00:00:00Z".into(),
-        model: "m".into(),
-        input_tokens: 1,
-        output_tokens: 1,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        cost_usd: 100.0,
+        event: serde_json::from_value(event("old", 100.0)).unwrap(),
     };
-    keel_usage_alerts::ingest::write_batch(&db, &[old], yesterday)
+    keel_usage_alerts::domain::ingest::write_batch(&db, &[old], yesterday)
         .await
         .unwrap();
     let r = api.event("alice", "s1", 2.0).await;
@@ -117,6 +110,40 @@ async fn each_missing_field_is_named() {
 }
 
 #[tokio::test]
+async fn empty_or_blank_required_strings_are_missing_fields() {
+    let api = Api::start().await;
+    for (field, value) in [("sessionId", ""), ("model", "   "), ("timestamp", "")] {
+        let mut e = event("s", 1.0);
+        e[field] = json!(value);
+        let r = api.post("/event", "alice", e).await;
+        assert_eq!(r.status, 400, "{field}={value:?}");
+        assert_eq!(
+            r.body,
+            json!({"error": format!("Missing required field: {field}")})
+        );
+    }
+    let mut zero = event("s", 0.0);
+    zero["inputTokens"] = json!(0);
+    assert_eq!(
+        api.post("/event", "alice", zero).await.status,
+        200,
+        "0 is a value"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_field_is_reported_before_a_malformed_one() {
+    let api = Api::start().await;
+    let mut e = event("s", 1.0);
+    e["inputTokens"] = json!("many");
+    e["timestamp"] = json!("someday");
+    e.as_object_mut().unwrap().remove("costUSD");
+    let r = api.post("/event", "alice", e).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body, json!({"error": "Missing required field: costUSD"}));
+}
+
+#[tokio::test]
 async fn wrong_types_and_values_are_400_naming_the_field() {
     let api = Api::start().await;
     let cases = [
@@ -127,7 +154,6 @@ async fn wrong_types_and_values_are_400_naming_the_field() {
         ("costUSD", json!("free")),
         ("timestamp", json!("last tuesday")),
         ("timestamp", json!(1_700_000_000)),
-        ("sessionId", json!("")),
         ("model", json!(["a"])),
     ];
     for (field, value) in cases {

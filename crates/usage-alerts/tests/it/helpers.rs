@@ -1,4 +1,4 @@
-use keel_testkit::{ServiceName, TestApp};
+use keel_testkit::TestApp;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -25,7 +25,7 @@ impl Api {
     }
 
     pub async fn with(env: &[(&str, String)]) -> Self {
-        let mut b = TestApp::builder().service(ServiceName::UsageAlerts);
+        let mut b = TestApp::builder().service(keel_usage_alerts::NAME);
         for (k, v) in env {
             b = b.env(k, v.clone());
         }
@@ -35,7 +35,7 @@ impl Api {
     }
 
     pub fn url(&self, path: &str) -> String {
-        self.app.url(ServiceName::UsageAlerts, path)
+        self.app.url(keel_usage_alerts::NAME, path)
     }
 
     pub async fn call(

@@ -70,6 +70,17 @@ async fn bad_thresholds_are_400_naming_the_field() {
             json!({"thresholds": [{"id": "a", "type": "daily_cost", "value": "1", "isEnabled": true}]}),
             "Invalid field: thresholds[0].value",
         ),
+        (
+            json!({"thresholds": [{"id": "", "type": "daily_cost", "value": 1, "isEnabled": true}]}),
+            "Missing required field: thresholds[0].id",
+        ),
+        (
+            json!({"thresholds": [
+                {"id": "a", "type": "monthly", "value": 1, "isEnabled": true},
+                {"id": "b", "type": "daily_cost", "value": 1}
+            ]}),
+            "Missing required field: thresholds[1].isEnabled",
+        ),
     ];
     for (body, expected) in cases {
         let r = api.post("/preferences", "alice", body.clone()).await;

@@ -1,0 +1,211 @@
+//! channel configuration (see docs/channel.md).
+
+use std::time::Duration;
+
+use croner::Cron;
+use keel_platform::config::{ConfigError, Secret, Source};
+use url::Url;
+
+/// The streaming provider (GetStream) credentials; each may be missing, and
+/// the procedures that need them answer PRECONDITION_FAILED naming them.
+#[derive(Debug, Clone)]
+pub struct StreamConfig {
+    pub api_key: Option<String>,
+    pub api_secret: Option<Secret>,
+    /// Base URL (`KEEL_STREAM_URL`).
+    pub url: String,
+    /// The livestream call's id.
+    pub call_id: String,
+}
+
+impl StreamConfig {
+    /// The variables still missing.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut m = Vec::new();
+        if self.api_key.is_none() {
+            m.push("KEEL_STREAM_API_KEY");
+        }
+        if self.api_secret.is_none() {
+            m.push("KEEL_STREAM_API_SECRET");
+        }
+        m
+    }
+}
+
+/// Where the emote sources are.
+#[derive(Debug, Clone)]
+pub struct EmoteConfig {
+    pub twitch_id: Option<String>,
+    pub seventv_url: String,
+    pub bttv_url: String,
+    pub ffz_url: String,
+}
+
+/// The live notification.
+#[derive(Debug, Clone)]
+pub struct NotifyConfig {
+    /// A Discord webhook URL; unset: no notification.
+    pub webhook_url: Option<Secret>,
+    /// Wait this long after the live start (default 0).
+    pub delay: Duration,
+    /// Skip the notification when the previous stream ended less than this
+    /// long ago (default 0: never skip).
+    pub skip_within: Duration,
+}
+
+/// channel-web's own settings.
+#[derive(Debug, Clone)]
+pub struct WebConfig {
+    /// How long a forwarded `/api/*` request may take.
+    pub proxy_timeout: Duration,
+    /// Origins the pages may load video and connect to besides this one and
+    /// the provider's API (the provider's HLS hosts).
+    pub media_origins: Vec<String>,
+    /// `KEEL_CHANNEL_API_ADDR` as configured: where the API is when it is
+    /// not served by this process and `KEEL_CHANNEL_API_URL` is unset.
+    pub api_addr: String,
+}
+
+/// The provider's hosts for HLS playback, allowed by default.
+pub const DEFAULT_MEDIA_ORIGINS: &[&str] = &[
+    "https://*.stream-io-cdn.com",
+    "https://*.stream-io-video.com",
+    "https://*.getstream.io",
+];
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where viewers reach the channel (the web origin).
+    pub public_url: Url,
+    /// Other origins allowed to send cookie-authenticated requests.
+    pub allowed_origins: Vec<String>,
+    /// `Domain=` of the session cookie (custom domains with an API subdomain).
+    pub cookie_domain: Option<String>,
+    pub session_ttl: Duration,
+    /// `superjson`: inputs and outputs wrapped as `{"json": ...}`.
+    pub superjson: bool,
+    pub stream: StreamConfig,
+    pub emotes: EmoteConfig,
+    pub notify: NotifyConfig,
+    /// The emote refresh schedule (seed: `0 */12 * * *`).
+    pub emote_cron: Cron,
+    /// The analytics sampler schedule (seed: `* * * * *`).
+    pub sampler_cron: Cron,
+    /// The channel-api base URL channel-web forwards `/api/*` to.
+    pub api_url: Option<Url>,
+    pub web: WebConfig,
+}
+
+fn url(src: &Source, name: &str, default: &str) -> Result<Url, ConfigError> {
+    let raw = src.string_or(name, default);
+    let u =
+        Url::parse(&raw).map_err(|e| ConfigError::invalid(name, format!("{e} (got {raw:?})")))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(ConfigError::invalid(name, "must be an http(s) URL"));
+    }
+    Ok(u)
+}
+
+fn cron(src: &Source, name: &str, default: &str) -> Result<Cron, ConfigError> {
+    keel_platform::jobs::cron::parse(&src.string_or(name, default))
+        .map_err(|e| ConfigError::invalid(name, e.to_string()))
+}
+
+impl Config {
+    pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
+        let public_url = url(src, "KEEL_CHANNEL_PUBLIC_URL", "http://127.0.0.1:8083")?;
+        let transformer = src.string_or("KEEL_CHANNEL_TRPC_TRANSFORMER", "json");
+        let superjson = match transformer.as_str() {
+            "json" => false,
+            "superjson" => true,
+            other => {
+                return Err(ConfigError::invalid(
+                    "KEEL_CHANNEL_TRPC_TRANSFORMER",
+                    format!("must be json or superjson (got {other:?})"),
+                ));
+            }
+        };
+        let call_id = src.string_or("KEEL_CHANNEL_CALL_ID", "channel");
+        if call_id.is_empty()
+            || call_id.len() > 64
+            || !call_id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(ConfigError::invalid(
+                "KEEL_CHANNEL_CALL_ID",
+                "must be 1 to 64 of a-z A-Z 0-9 _ -",
+            ));
+        }
+        Ok(Self {
+            public_url,
+            allowed_origins: src.list("KEEL_CHANNEL_ALLOWED_ORIGINS"),
+            cookie_domain: src.get("KEEL_CHANNEL_COOKIE_DOMAIN").map(str::to_owned),
+            session_ttl: src.secs_or(
+                "KEEL_CHANNEL_SESSION_TTL_SECS",
+                Duration::from_secs(30 * 24 * 3600),
+            )?,
+            superjson,
+            stream: StreamConfig {
+                api_key: src.get("KEEL_STREAM_API_KEY").map(str::to_owned),
+                api_secret: src.secret("KEEL_STREAM_API_SECRET"),
+                url: url(src, "KEEL_STREAM_URL", "https://chat.stream-io-api.com")?
+                    .as_str()
+                    .trim_end_matches('/')
+                    .to_owned(),
+                call_id,
+            },
+            emotes: EmoteConfig {
+                twitch_id: src.get("KEEL_CHANNEL_TWITCH_ID").map(str::to_owned),
+                seventv_url: base(src, "KEEL_7TV_URL", "https://7tv.io")?,
+                bttv_url: base(src, "KEEL_BTTV_URL", "https://api.betterttv.net")?,
+                ffz_url: base(src, "KEEL_FFZ_URL", "https://api.frankerfacez.com")?,
+            },
+            notify: NotifyConfig {
+                webhook_url: src.secret("KEEL_CHANNEL_LIVE_WEBHOOK_URL"),
+                delay: src.secs_or("KEEL_CHANNEL_LIVE_NOTIFY_DELAY_SECS", Duration::ZERO)?,
+                skip_within: src
+                    .secs_or("KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS", Duration::ZERO)?,
+            },
+            emote_cron: cron(src, "KEEL_CHANNEL_EMOTE_CRON", "0 */12 * * *")?,
+            sampler_cron: cron(src, "KEEL_CHANNEL_SAMPLER_CRON", "* * * * *")?,
+            api_url: match src.get("KEEL_CHANNEL_API_URL") {
+                None => None,
+                Some(_) => Some(url(src, "KEEL_CHANNEL_API_URL", "")?),
+            },
+            web: WebConfig {
+                proxy_timeout: src
+                    .secs_or("KEEL_CHANNEL_PROXY_TIMEOUT_SECS", Duration::from_secs(25))?,
+                media_origins: {
+                    let l = src.list("KEEL_CHANNEL_MEDIA_ORIGINS");
+                    if l.is_empty() {
+                        DEFAULT_MEDIA_ORIGINS
+                            .iter()
+                            .map(|s| (*s).to_owned())
+                            .collect()
+                    } else {
+                        l
+                    }
+                },
+                api_addr: src.string_or("KEEL_CHANNEL_API_ADDR", "127.0.0.1:8084"),
+            },
+        })
+    }
+
+    /// The public origin (`scheme://host[:port]`).
+    pub fn public_origin(&self) -> String {
+        self.public_url.origin().ascii_serialization()
+    }
+
+    /// Cookies get `Secure` when viewers come over HTTPS.
+    pub fn secure_cookies(&self) -> bool {
+        self.public_url.scheme() == "https"
+    }
+}
+
+fn base(src: &Source, name: &str, default: &str) -> Result<String, ConfigError> {
+    Ok(url(src, name, default)?
+        .as_str()
+        .trim_end_matches('/')
+        .to_owned())
+}

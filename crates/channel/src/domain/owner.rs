@@ -1,0 +1,162 @@
+//! The channel's owner: created once by the set-up (or the CLI), signed in
+//! with email and password; each signed-in browser is a server-side
+//! session, revocable and expiring.
+
+use chrono::{DateTime, Utc};
+use keel_platform::crypto::{random_token, sha256_hex};
+use keel_platform::db::{Db, is_unique_violation};
+use keel_platform::password;
+use keel_platform::sea_orm::sea_query::{Expr, OnConflict};
+use keel_platform::sea_orm::{
+    ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, Set,
+};
+
+use super::values::{Email, NewPassword};
+use crate::entity::{auth_session, channel_config, owner};
+use crate::error::{Error, trpc};
+
+/// The signed-in owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub email: String,
+    /// The session's token hash (to end it).
+    pub session: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+pub async fn exists(db: &Db) -> Result<bool, DbErr> {
+    Ok(owner::Entity::find().count(db.read()).await? > 0)
+}
+
+/// What the set-up creates: the owner and the channel's title.
+pub struct Setup {
+    pub email: Email,
+    pub password: NewPassword,
+    pub title: String,
+    pub description: String,
+}
+
+/// Creates the owner and names the channel, in one transaction; CONFLICT
+/// once an owner exists (the set-up runs once).
+pub async fn set_up(db: &Db, s: Setup) -> Result<(), Error> {
+    let hash = password::hash(s.password.into_inner()).await?;
+    let now = Utc::now();
+    let txn = db.begin_write().await?;
+    let created = owner::ActiveModel {
+        id: Set(owner::ID),
+        email: Set(s.email.as_str().to_owned()),
+        password_hash: Set(hash),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await;
+    match created {
+        Err(e) if is_unique_violation(&e) => {
+            return Err(trpc("CONFLICT", "The channel is set up already"));
+        }
+        other => other?,
+    };
+    channel_config::Entity::update_many()
+        .col_expr(channel_config::Column::Title, Expr::value(s.title))
+        .col_expr(
+            channel_config::Column::Description,
+            Expr::value(s.description),
+        )
+        .col_expr(channel_config::Column::UpdatedAt, Expr::value(now))
+        .filter(channel_config::Column::Id.eq(channel_config::ID))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Creates the owner or replaces its email and password (the operator's
+/// CLI); every session of the old credentials ends.
+pub async fn set(db: &Db, email: &Email, password: NewPassword) -> Result<(), Error> {
+    let hash = password::hash(password.into_inner()).await?;
+    let now = Utc::now();
+    let txn = db.begin_write().await?;
+    owner::Entity::insert(owner::ActiveModel {
+        id: Set(owner::ID),
+        email: Set(email.as_str().to_owned()),
+        password_hash: Set(hash),
+        created_at: Set(now),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(owner::Column::Id)
+            .update_columns([
+                owner::Column::Email,
+                owner::Column::PasswordHash,
+                owner::Column::UpdatedAt,
+            ])
+            .to_owned(),
+    )
+    .exec_without_returning(&txn)
+    .await?;
+    auth_session::Entity::delete_many().exec(&txn).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Checks the credentials; the same cost and answer whether the email or
+/// the password is wrong.
+pub async fn check(db: &Db, email: &str, password: &str, dummy_hash: &str) -> Result<bool, DbErr> {
+    let found = owner::Entity::find_by_id(owner::ID).one(db.read()).await?;
+    let (email_ok, hash) = match &found {
+        Some(o) => (
+            o.email == email.trim().to_lowercase(),
+            o.password_hash.clone(),
+        ),
+        None => (false, dummy_hash.to_owned()),
+    };
+    let password_ok = password::verify(password.to_owned(), hash).await;
+    Ok(email_ok && password_ok)
+}
+
+/// Opens a session; its token (for the cookie).
+pub async fn open_session(db: &Db, ttl: chrono::Duration) -> Result<String, DbErr> {
+    let token = random_token(32);
+    let now = Utc::now();
+    auth_session::ActiveModel {
+        token_hash: Set(sha256_hex(token.as_bytes())),
+        owner_id: Set(owner::ID),
+        created_at: Set(now),
+        expires_at: Set(now + ttl),
+    }
+    .insert(db.write())
+    .await?;
+    Ok(token)
+}
+
+/// The owner of an unexpired session.
+pub async fn find_session(db: &Db, token: &str) -> Result<Option<Owner>, DbErr> {
+    let hash = sha256_hex(token.as_bytes());
+    let Some(s) = auth_session::Entity::find_by_id(hash.as_str())
+        .filter(auth_session::Column::ExpiresAt.gt(Utc::now()))
+        .one(db.read())
+        .await?
+    else {
+        return Ok(None);
+    };
+    let o = owner::Entity::find_by_id(s.owner_id).one(db.read()).await?;
+    Ok(o.map(|o| Owner {
+        email: o.email,
+        session: s.token_hash,
+        expires_at: s.expires_at,
+    }))
+}
+
+/// Ends the session (and prunes expired ones).
+pub async fn close_session(db: &Db, token_hash: &str) -> Result<(), DbErr> {
+    auth_session::Entity::delete_many()
+        .filter(
+            auth_session::Column::TokenHash
+                .eq(token_hash)
+                .or(auth_session::Column::ExpiresAt.lt(Utc::now())),
+        )
+        .exec(db.write())
+        .await?;
+    Ok(())
+}

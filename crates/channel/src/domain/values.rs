@@ -1,0 +1,190 @@
+//! The values the channel's procedures take, each checked once as it is
+//! read: a wrong one is a BAD_REQUEST naming the field and the rule.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) => Ok(s),
+        _ => Err(D::Error::custom("must be a string")),
+    }
+}
+
+/// Text of `MIN` to `MAX` characters (surrounding spaces trimmed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Text<const MIN: usize, const MAX: usize>(String);
+
+impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let t = raw.trim();
+        let n = t.chars().count();
+        if n < MIN {
+            Err(if MIN == 1 {
+                "must not be empty".to_owned()
+            } else {
+                format!("must be at least {MIN} characters")
+            })
+        } else if n > MAX {
+            Err(format!("must be at most {MAX} characters"))
+        } else {
+            Ok(Self(t.to_owned()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Text<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::parse(&string(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// An email address (compared without case).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let t = raw.trim();
+        if t.len() <= 254 && email_address::EmailAddress::is_valid(t) {
+            Ok(Self(t.to_lowercase()))
+        } else {
+            Err("must be an email address".to_owned())
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Email {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::parse(&string(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// A new password: 10 to 200 characters.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NewPassword(String);
+
+impl NewPassword {
+    pub fn parse(raw: String) -> Result<Self, String> {
+        let n = raw.chars().count();
+        if (10..=200).contains(&n) {
+            Ok(Self(raw))
+        } else {
+            Err("must be 10 to 200 characters".to_owned())
+        }
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for NewPassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NewPassword(..)")
+    }
+}
+
+impl<'de> Deserialize<'de> for NewPassword {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::parse(string(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// An http(s) URL of at most 500 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct WebUrl(String);
+
+impl WebUrl {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let t = raw.trim();
+        let ok = t.len() <= 500
+            && url::Url::parse(t)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+        if ok {
+            Ok(Self(t.to_owned()))
+        } else {
+            Err("must be an http(s) URL".to_owned())
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for WebUrl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Self::parse(&string(d)?).map_err(D::Error::custom)
+    }
+}
+
+/// `null` or absent clears an optional URL; otherwise it must be one.
+pub fn clearable_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<WebUrl>>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(Some(None)),
+        Value::String(s) if s.trim().is_empty() => Ok(Some(None)),
+        Value::String(s) => WebUrl::parse(&s)
+            .map(|u| Some(Some(u)))
+            .map_err(D::Error::custom),
+        _ => Err(D::Error::custom("must be an http(s) URL or null")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn values_are_checked_as_they_are_read() {
+        assert_eq!(
+            read::<Text<1, 5>>(json!("  ab  ")).map(Text::into_string),
+            Ok("ab".into())
+        );
+        assert_eq!(
+            read::<Text<1, 5>>(json!("   ")).unwrap_err(),
+            "must not be empty"
+        );
+        assert_eq!(
+            read::<Text<1, 5>>(json!("abcdef")).unwrap_err(),
+            "must be at most 5 characters"
+        );
+        assert_eq!(
+            read::<Text<1, 5>>(json!(3)).unwrap_err(),
+            "must be a string"
+        );
+        assert_eq!(
+            read::<Email>(json!("Ada@Example.COM")).map(|e| e.as_str().to_owned()),
+            Ok("ada@example.com".into())
+        );
+        assert!(read::<Email>(json!("nope")).is_err());
+        assert!(read::<NewPassword>(json!("short")).is_err());
+        assert!(read::<WebUrl>(json!("javascript:alert(1)")).is_err());
+        assert!(read::<WebUrl>(json!("https://example.com/x")).is_ok());
+    }
+}

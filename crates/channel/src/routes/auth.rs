@@ -1,0 +1,131 @@
+//! `POST /api/auth/sign-in`, `POST /api/auth/sign-out`, `GET /api/auth/session`.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::header::SET_COOKIE;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, session_cookie};
+use crate::domain::owner;
+use crate::error::{Envelope, Error, trpc};
+use crate::input::Body;
+use crate::state::AppState;
+
+/// Sign-in attempts per minute from one address, and for one email.
+const PER_ADDRESS: u64 = 20;
+const PER_EMAIL: u64 = 5;
+
+#[derive(Deserialize, ToSchema)]
+pub struct SignIn {
+    email: String,
+    password: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    /// `null` when not signed in.
+    #[schema(value_type = Option<SessionOwner>)]
+    owner: Option<SessionOwner>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionOwner {
+    email: String,
+    #[schema(value_type = String, format = DateTime)]
+    expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+async fn limited(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
+    let d = state
+        .platform
+        .cache
+        .hit(key, limit, Duration::from_secs(60))
+        .await?;
+    if d.allowed {
+        Ok(())
+    } else {
+        Err(trpc(
+            "TOO_MANY_REQUESTS",
+            "Too many sign-in attempts; try again in a minute",
+        )
+        .retry_after(d.retry_after.as_secs()))
+    }
+}
+
+/// Sign in as the owner; sets the session cookie. A wrong email and a
+/// wrong password answer the same.
+#[utoipa::path(post, path = "/api/auth/sign-in", tag = "auth",
+    request_body = SignIn,
+    responses(
+        (status = 200, description = "Signed in; Set-Cookie: channel_session", body = Session),
+        (status = 401, description = "UNAUTHORIZED: wrong email or password", body = Envelope),
+        (status = 429, description = "TOO_MANY_REQUESTS", body = Envelope),
+    ))]
+pub async fn sign_in(
+    State(state): State<AppState>,
+    MaybeOwner(_, ip): MaybeOwner,
+    Body(body): Body<SignIn>,
+) -> Result<Response, Error> {
+    limited(&state, &format!("channel:sign-in:ip:{ip}"), PER_ADDRESS).await?;
+    let email = body.email.trim().to_lowercase();
+    limited(&state, &format!("channel:sign-in:email:{email}"), PER_EMAIL).await?;
+    let db = &state.platform.db;
+    if !owner::check(db, &email, &body.password, &state.dummy_hash).await? {
+        return Err(trpc("UNAUTHORIZED", "Wrong email or password"));
+    }
+    let ttl = chrono::Duration::from_std(state.cfg.session_ttl).unwrap_or_default();
+    let token = owner::open_session(db, ttl).await?;
+    let mut resp = Json(Session {
+        owner: Some(SessionOwner {
+            email,
+            expires_at: chrono::Utc::now() + ttl,
+        }),
+    })
+    .into_response();
+    if let Some(c) = session_cookie(&state.cfg, &token, ttl.num_seconds()) {
+        resp.headers_mut().insert(SET_COOKIE, c);
+    }
+    Ok(resp)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SignedOut {
+    success: bool,
+}
+
+/// End this session (server-side too); clears the cookie.
+#[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth",
+    responses(
+        (status = 200, body = SignedOut),
+        (status = 401, description = "UNAUTHORIZED: not signed in", body = Envelope),
+        (status = 403, description = "FORBIDDEN: cross-site", body = Envelope),
+    ))]
+pub async fn sign_out(
+    State(state): State<AppState>,
+    OwnerOnly(o): OwnerOnly,
+) -> Result<Response, Error> {
+    owner::close_session(&state.platform.db, &o.session).await?;
+    let mut resp = Json(SignedOut { success: true }).into_response();
+    if let Some(c) = cleared_cookie(&state.cfg) {
+        resp.headers_mut().insert(SET_COOKIE, c);
+    }
+    Ok(resp)
+}
+
+/// Who is signed in (`owner` is `null` when nobody is).
+#[utoipa::path(get, path = "/api/auth/session", tag = "auth",
+    responses((status = 200, body = Session)))]
+pub async fn session(MaybeOwner(o, _): MaybeOwner) -> Json<Session> {
+    Json(Session {
+        owner: o.map(|o| SessionOwner {
+            email: o.email,
+            expires_at: o.expires_at,
+        }),
+    })
+}

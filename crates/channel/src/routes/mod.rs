@@ -1,0 +1,50 @@
+//! channel-api's route table: tRPC, the auth routes, the provider webhook,
+//! the logo. One file per resource; the procedures in `procedures/`.
+
+mod auth;
+mod logo;
+
+/// The largest body a route takes (the logo upload).
+pub const LOGO_BODY_LIMIT: usize = logo::BODY_LIMIT;
+pub mod procedures;
+mod webhook;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use keel_platform::utoipa_axum::router::OpenApiRouter;
+use keel_platform::utoipa_axum::routes;
+use utoipa::OpenApi;
+
+use crate::state::AppState;
+use crate::trpc;
+
+#[derive(OpenApi)]
+#[openapi(
+    components(schemas(crate::error::Envelope)),
+    tags(
+        (name = "trpc", description = "tRPC procedures (GET queries with ?input=, POST mutations; ?batch=1)"),
+        (name = "auth", description = "The owner's session cookie"),
+        (name = "webhooks", description = "The streaming provider's events"),
+        (name = "logo", description = "The channel's logo"),
+    )
+)]
+struct ApiDoc;
+
+pub fn router(state: AppState) -> OpenApiRouter {
+    let upload = OpenApiRouter::new()
+        .routes(routes!(logo::upload))
+        .layer(DefaultBodyLimit::max(logo::BODY_LIMIT));
+    let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(auth::sign_in))
+        .routes(routes!(auth::sign_out))
+        .routes(routes!(auth::session))
+        .routes(routes!(webhook::stream))
+        .routes(routes!(logo::get))
+        .merge(upload)
+        .route(
+            "/api/trpc/{*procedures}",
+            get(trpc::handle).post(trpc::handle),
+        );
+    trpc::doc::document(router.get_openapi_mut(), &state.procedures);
+    router.with_state(state)
+}

@@ -1,0 +1,20 @@
+//! `analytics.viewers`.
+
+use crate::domain::{analytics, channel};
+use crate::error::Error;
+use crate::trpc::{Access, Ctx, Procedures};
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0(
+        "analytics.viewers",
+        Access::Owner,
+        "Viewer samples of the current session and the last 7 days; peak and average per session",
+        viewers,
+    )
+}
+
+async fn viewers(ctx: Ctx) -> Result<analytics::ViewerReport, Error> {
+    let db = &ctx.state.platform.db;
+    let live = channel::config(db).await?.live_session_id;
+    Ok(analytics::report(db, live.as_deref(), chrono::Utc::now()).await?)
+}

@@ -1,0 +1,41 @@
+//! `channel.getInfo`, `channel.update`, `profile.update`.
+
+use crate::domain::channel::{self, ChannelInfo, ChannelUpdate, Profile, ProfileUpdate};
+use crate::error::Error;
+use crate::trpc::{Access, Ctx, Procedures};
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0("channel.getInfo", Access::Public, "The channel: title, description, logo, profile, panels, social links, what a viewer's client needs; no secrets", get_info)
+        .mutation("channel.update", Access::Owner, "Changes the title, description or social links (only those given)", update)
+        .mutation("profile.update", Access::Owner, "Changes the profile (only the fields given; null clears an optional one)", update_profile)
+}
+
+pub async fn info(ctx: &Ctx) -> Result<ChannelInfo, Error> {
+    let page = ctx
+        .state
+        .cfg
+        .public_url
+        .as_str()
+        .trim_end_matches('/')
+        .to_owned();
+    let s = &ctx.state;
+    Ok(s.info
+        .get(|| channel::info(&s.platform.db, s.stream.api_key(), &page))
+        .await?
+        .as_ref()
+        .clone())
+}
+
+async fn get_info(ctx: Ctx) -> Result<ChannelInfo, Error> {
+    info(&ctx).await
+}
+
+async fn update(ctx: Ctx, input: ChannelUpdate) -> Result<ChannelInfo, Error> {
+    channel::update(&ctx.state.platform.db, input).await?;
+    ctx.state.info.invalidate();
+    info(&ctx).await
+}
+
+async fn update_profile(ctx: Ctx, input: ProfileUpdate) -> Result<Profile, Error> {
+    Ok(channel::update_profile(&ctx.state.platform.db, input).await?)
+}

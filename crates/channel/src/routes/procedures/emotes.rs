@@ -1,0 +1,30 @@
+//! `emotes.list`.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::domain::emotes::{self, Emote};
+use crate::error::Error;
+use crate::trpc::{Access, Ctx, Procedures};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EmoteList {
+    /// Each name once: the channel's emotes over global ones; 7TV over
+    /// BetterTTV over FrankerFaceZ.
+    pub emotes: Vec<Emote>,
+}
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0(
+        "emotes.list",
+        Access::Public,
+        "The merged emote set (7TV, BetterTTV, FrankerFaceZ)",
+        list,
+    )
+}
+
+async fn list(ctx: Ctx) -> Result<EmoteList, Error> {
+    Ok(EmoteList {
+        emotes: emotes::merged(&ctx.state.platform.db).await?,
+    })
+}

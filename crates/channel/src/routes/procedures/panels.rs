@@ -1,0 +1,79 @@
+//! `panels.list`, `panels.create`, `panels.update`, `panels.delete`,
+//! `panels.reorder`.
+
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::domain::panels::{self, NewPanel, Panel, PanelUpdate};
+use crate::error::Error;
+use crate::trpc::{Access, Ctx, Ok, Procedures};
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PanelId {
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PanelOrder {
+    /// Every panel's id, in the new order.
+    pub ids: Vec<String>,
+}
+
+/// The panels, in display order.
+#[derive(Debug, serde::Serialize, ToSchema)]
+pub struct PanelList {
+    pub panels: Vec<Panel>,
+}
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0(
+        "panels.list",
+        Access::Owner,
+        "Every panel, in display order",
+        list,
+    )
+    .mutation(
+        "panels.create",
+        Access::Owner,
+        "Adds a panel at the end (at most 50)",
+        create,
+    )
+    .mutation(
+        "panels.update",
+        Access::Owner,
+        "Changes the fields given of a panel",
+        update,
+    )
+    .mutation("panels.delete", Access::Owner, "Deletes a panel", delete)
+    .mutation(
+        "panels.reorder",
+        Access::Owner,
+        "Puts the panels in the order given (every id once)",
+        reorder,
+    )
+}
+
+async fn list(ctx: Ctx) -> Result<PanelList, Error> {
+    Ok(PanelList {
+        panels: panels::list(&ctx.state.platform.db).await?,
+    })
+}
+
+async fn create(ctx: Ctx, input: NewPanel) -> Result<Panel, Error> {
+    Ok(panels::create(&ctx.state.platform.db, input).await?)
+}
+
+async fn update(ctx: Ctx, input: PanelUpdate) -> Result<Panel, Error> {
+    Ok(panels::update(&ctx.state.platform.db, input).await?)
+}
+
+async fn delete(ctx: Ctx, input: PanelId) -> Result<Ok, Error> {
+    panels::delete(&ctx.state.platform.db, &input.id).await?;
+    Ok(Ok::YES)
+}
+
+async fn reorder(ctx: Ctx, input: PanelOrder) -> Result<PanelList, Error> {
+    Ok(PanelList {
+        panels: panels::reorder(&ctx.state.platform.db, &input.ids).await?,
+    })
+}

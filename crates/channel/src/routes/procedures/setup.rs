@@ -1,0 +1,95 @@
+//! `setup.status` and `setup.complete`: the first run's set-up.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::session_cookie;
+use crate::domain::owner::{self, Setup};
+use crate::domain::values::{Email, NewPassword, Text};
+use crate::error::Error;
+use crate::trpc::{Access, Ctx, Procedures};
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderCheck {
+    /// Whether the GetStream variables are all set.
+    pub configured: bool,
+    /// The ones missing.
+    pub missing: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetupStatus {
+    /// True until an owner exists.
+    pub needs_setup: bool,
+    pub provider: ProviderCheck,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetupInput {
+    #[schema(value_type = String, format = Email)]
+    pub email: Email,
+    /// 10 to 200 characters.
+    #[schema(value_type = String, format = Password)]
+    pub password: NewPassword,
+    #[schema(value_type = String)]
+    pub title: Text<1, 120>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Text<0, 2000>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetupDone {
+    /// The owner is signed in (the session cookie is set).
+    pub signed_in: bool,
+}
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0(
+        "setup.status",
+        Access::Public,
+        "Whether set-up is needed, and which provider variables are missing",
+        status,
+    )
+    .mutation(
+        "setup.complete",
+        Access::Public,
+        "Creates the owner and names the channel, once; signs the owner in",
+        complete,
+    )
+}
+
+async fn status(ctx: Ctx) -> Result<SetupStatus, Error> {
+    let missing = ctx.state.stream.missing();
+    Ok(SetupStatus {
+        needs_setup: !owner::exists(&ctx.state.platform.db).await?,
+        provider: ProviderCheck {
+            configured: missing.is_empty(),
+            missing,
+        },
+    })
+}
+
+async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
+    let db = &ctx.state.platform.db;
+    owner::set_up(
+        db,
+        Setup {
+            email: input.email,
+            password: input.password,
+            title: input.title.into_string(),
+            description: input.description.map(Text::into_string).unwrap_or_default(),
+        },
+    )
+    .await?;
+    let ttl = chrono::Duration::from_std(ctx.state.cfg.session_ttl).unwrap_or_default();
+    let token = owner::open_session(db, ttl).await?;
+    if let Some(c) = session_cookie(&ctx.state.cfg, &token, ttl.num_seconds()) {
+        ctx.set_cookie(c);
+    }
+    Ok(SetupDone { signed_in: true })
+}

@@ -1,0 +1,169 @@
+//! `stream.isLive`, `stream.provision`, `stream.credentials`,
+//! `stream.goLive`, `stream.end`, `stream.viewerToken`.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use keel_platform::sea_orm::sea_query::Expr;
+use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::domain::channel;
+use crate::domain::live::{self, LiveStatus};
+use crate::entity::channel_config;
+use crate::error::{Error, trpc};
+use crate::getstream::{ANONYMOUS, CALL_TYPE};
+use crate::trpc::{Access, Ctx, Ok, Procedures};
+
+/// How long a viewer token is good for.
+const VIEWER_TOKEN_TTL: Duration = Duration::from_secs(6 * 3600);
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Provisioned {
+    pub stream_call_id: String,
+    pub call_cid: String,
+    pub chat_channel_cid: String,
+    /// The RTMPS ingest URL for OBS.
+    pub rtmps_url: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Credentials {
+    /// OBS: Settings → Stream → Server.
+    pub rtmps_url: String,
+    /// OBS: Stream Key (the broadcaster's provider token). Secret.
+    pub stream_key: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewerToken {
+    /// The provider's public API key.
+    pub api_key: String,
+    /// A token for this call only, as an anonymous viewer.
+    pub token: String,
+    pub user_id: String,
+    pub call_type: String,
+    pub call_id: String,
+    pub call_cid: String,
+    pub chat_channel_cid: String,
+    /// The HLS playlist while live (`null` before the stream is public).
+    pub hls_playlist_url: Option<String>,
+}
+
+pub fn add(p: Procedures) -> Procedures {
+    p.query0("stream.isLive", Access::Public, "Whether the channel is live, since when, and how many watch (polled every 10 s; served from a cache)", is_live)
+        .mutation0("stream.provision", Access::Owner, "Gets or creates the provider's livestream call and its chat; stores their ids; idempotent", provision)
+        .query0("stream.credentials", Access::Owner, "The RTMPS URL and the stream key for OBS", credentials)
+        .mutation0("stream.goLive", Access::Owner, "Makes the call public (starts HLS); the provider then reports it live", go_live)
+        .mutation0("stream.end", Access::Owner, "Stops the live stream at the provider and ends the live state at once", end)
+        .query0("stream.viewerToken", Access::Public, "What a browser needs to watch and chat anonymously", viewer_token)
+}
+
+async fn is_live(ctx: Ctx) -> Result<LiveStatus, Error> {
+    Ok(ctx.state.live.status().await?.as_ref().clone())
+}
+
+fn not_provisioned() -> Error {
+    trpc(
+        "PRECONDITION_FAILED",
+        "The stream is not provisioned yet: call stream.provision",
+    )
+}
+
+async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
+    let s = &ctx.state.stream;
+    // Both at the provider first: nothing is stored unless both exist.
+    let call = s.get_or_create_call().await?;
+    let chat = s.get_or_create_chat().await?;
+    let rtmps = call.rtmp_address.ok_or_else(|| {
+        trpc(
+            "BAD_GATEWAY",
+            "The provider's call has no RTMP ingest address",
+        )
+    })?;
+    channel_config::Entity::update_many()
+        .col_expr(
+            channel_config::Column::StreamCallId,
+            Expr::value(s.call_id()),
+        )
+        .col_expr(
+            channel_config::Column::ChatChannelCid,
+            Expr::value(chat.as_str()),
+        )
+        .col_expr(
+            channel_config::Column::RtmpsUrl,
+            Expr::value(rtmps.as_str()),
+        )
+        .col_expr(channel_config::Column::UpdatedAt, Expr::value(Utc::now()))
+        .filter(channel_config::Column::Id.eq(channel_config::ID))
+        .exec(ctx.state.platform.db.write())
+        .await?;
+    Ok(Provisioned {
+        stream_call_id: s.call_id().to_owned(),
+        call_cid: call.cid,
+        chat_channel_cid: chat,
+        rtmps_url: rtmps,
+    })
+}
+
+async fn credentials(ctx: Ctx) -> Result<Credentials, Error> {
+    let c = channel::config(&ctx.state.platform.db).await?;
+    let rtmps_url = c.rtmps_url.ok_or_else(not_provisioned)?;
+    Ok(Credentials {
+        rtmps_url,
+        stream_key: ctx.state.stream.broadcaster_token()?,
+    })
+}
+
+async fn go_live(ctx: Ctx) -> Result<Ok, Error> {
+    let c = channel::config(&ctx.state.platform.db).await?;
+    if c.stream_call_id.is_none() {
+        return Err(not_provisioned());
+    }
+    ctx.state.stream.go_live().await?;
+    Ok(Ok::YES)
+}
+
+async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
+    let db = &ctx.state.platform.db;
+    let c = channel::config(db).await?;
+    if c.stream_call_id.is_none() {
+        return Err(not_provisioned());
+    }
+    ctx.state.stream.stop_live().await?;
+    live::end(db, Utc::now()).await?;
+    ctx.state.live.publish().await?;
+    Ok(ctx.state.live.status().await?.as_ref().clone())
+}
+
+async fn viewer_token(ctx: Ctx) -> Result<ViewerToken, Error> {
+    let s = &ctx.state.stream;
+    let c = channel::config(&ctx.state.platform.db).await?;
+    let (Some(call_id), Some(chat)) = (c.stream_call_id, c.chat_channel_cid) else {
+        return Err(not_provisioned());
+    };
+    let token = s.viewer_token(VIEWER_TOKEN_TTL)?;
+    let api_key = s.api_key().unwrap_or_default().to_owned();
+    let hls = if c.live_started_at.is_some() {
+        s.get_call()
+            .await
+            .ok()
+            .and_then(|call| call.hls_playlist_url)
+    } else {
+        None
+    };
+    Ok(ViewerToken {
+        api_key,
+        token,
+        user_id: ANONYMOUS.to_owned(),
+        call_type: CALL_TYPE.to_owned(),
+        call_cid: format!("{CALL_TYPE}:{call_id}"),
+        call_id,
+        chat_channel_cid: chat,
+        hls_playlist_url: hls,
+    })
+}

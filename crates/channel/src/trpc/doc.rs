@@ -1,0 +1,112 @@
+//! The procedures in `/openapi.json`: each at `/api/trpc/<name>`, a query
+//! as GET with its input in `?input=` (URL-encoded JSON), a mutation as
+//! POST with a JSON body, answering `{"result":{"data": <output>}}`.
+
+use utoipa::ToSchema;
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{ObjectBuilder, Schema};
+use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
+
+use super::{Access, Kind, Procedures};
+
+type Named = Vec<(String, RefOr<Schema>)>;
+
+/// A procedure's input and output schemas, with the schemas they refer to.
+pub struct Shapes {
+    input: Option<RefOr<Schema>>,
+    output: RefOr<Schema>,
+    components: Named,
+}
+
+impl Shapes {
+    pub fn of<I: ToSchema, O: ToSchema>(has_input: bool) -> Self {
+        let mut components = Vec::new();
+        if has_input {
+            I::schemas(&mut components);
+        }
+        O::schemas(&mut components);
+        Self {
+            input: has_input.then(I::schema),
+            output: O::schema(),
+            components,
+        }
+    }
+}
+
+/// Adds every procedure to `doc`.
+pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
+    for p in procedures.iter() {
+        let envelope: RefOr<Schema> = ObjectBuilder::new()
+            .property(
+                "result",
+                ObjectBuilder::new()
+                    .property("data", p.doc.output.clone())
+                    .required("data"),
+            )
+            .required("result")
+            .into();
+        let who = match p.access {
+            Access::Public => "Anyone.",
+            Access::Owner => "The signed-in owner (UNAUTHORIZED otherwise).",
+        };
+        let mut op = OperationBuilder::new()
+            .tag("trpc")
+            .operation_id(Some(p.name))
+            .summary(Some(p.summary))
+            .description(Some(format!(
+                "{who} Errors come in tRPC's envelope (BAD_REQUEST naming the field, UNAUTHORIZED, PRECONDITION_FAILED when the provider is not configured or the stream not provisioned, BAD_GATEWAY when the provider fails)."
+            )))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("The procedure's output")
+                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build()),
+            )
+            .response(
+                "default",
+                ResponseBuilder::new().description("A tRPC error").content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("Envelope")))
+                        .build(),
+                ),
+            );
+        let method = match (p.kind, &p.doc.input) {
+            (Kind::Query, input) => {
+                if let Some(schema) = input {
+                    op = op.parameter(
+                        ParameterBuilder::new()
+                            .name("input")
+                            .parameter_in(ParameterIn::Query)
+                            .required(Required::False)
+                            .description(Some("The input as URL-encoded JSON"))
+                            .schema(Some(schema.clone())),
+                    );
+                }
+                HttpMethod::Get
+            }
+            (Kind::Mutation, Some(schema)) => {
+                op = op.request_body(Some(
+                    RequestBodyBuilder::new()
+                        .content(
+                            "application/json",
+                            ContentBuilder::new().schema(Some(schema.clone())).build(),
+                        )
+                        .build(),
+                ));
+                HttpMethod::Post
+            }
+            (Kind::Mutation, None) => HttpMethod::Post,
+        };
+        doc.paths
+            .add_path_operation(format!("/api/trpc/{}", p.name), vec![method], op.build());
+        let components = doc.components.get_or_insert_with(Default::default);
+        for (name, schema) in &p.doc.components {
+            components
+                .schemas
+                .entry(name.clone())
+                .or_insert_with(|| schema.clone());
+        }
+    }
+}

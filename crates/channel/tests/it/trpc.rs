@@ -1,0 +1,233 @@
+//! tRPC over HTTP: envelopes, methods, batching, errors, the transformer,
+//! the OpenAPI document.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Channel, ORIGIN, finish};
+
+#[tokio::test]
+async fn a_query_answers_in_the_result_envelope() {
+    let ch = Channel::start().await;
+    let r = ch.query("stream.isLive", None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.body,
+        json!({"result": {"data": {"isLive": false, "liveStartedAt": null, "viewerCount": 0}}})
+    );
+    assert_eq!(r.headers["content-type"], "application/json");
+}
+
+#[tokio::test]
+async fn an_unknown_procedure_is_not_found_with_its_path() {
+    let ch = Channel::start().await;
+    let r = ch.query("stream.nope", None).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.body["error"]["code"], -32004);
+    assert_eq!(r.body["error"]["data"]["code"], "NOT_FOUND");
+    assert_eq!(r.body["error"]["data"]["httpStatus"], 404);
+    assert_eq!(r.body["error"]["data"]["path"], "stream.nope");
+    assert!(r.body["error"]["message"].is_string());
+}
+
+#[tokio::test]
+async fn the_wrong_method_is_method_not_supported() {
+    let ch = Channel::start().await;
+    let r = ch.mutate("stream.isLive", json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (405, "METHOD_NOT_SUPPORTED"),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.body["error"]["code"], -32005);
+    let r = ch.query("setup.complete", None).await;
+    assert_eq!((r.status, r.code()), (405, "METHOD_NOT_SUPPORTED"));
+}
+
+#[tokio::test]
+async fn a_batch_answers_an_array_and_207_when_outcomes_differ() {
+    let ch = Channel::start().await;
+    let url = |q: &str| ch.url(&format!("/api/trpc/{q}"));
+    let r = finish(
+        ch.app
+            .http
+            .get(url("stream.isLive,setup.status?batch=1&input=%7B%7D"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let items = r.body.as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["result"]["data"]["isLive"], false);
+    assert_eq!(items[1]["result"]["data"]["needsSetup"], true);
+
+    // One public, one needing the owner: mixed.
+    let r = finish(
+        ch.app
+            .http
+            .get(url("stream.isLive,panels.list?batch=1"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 207, "{}", r.text);
+    let items = r.body.as_array().unwrap();
+    assert!(items[0]["result"].is_object());
+    assert_eq!(items[1]["error"]["data"]["code"], "UNAUTHORIZED");
+    assert_eq!(items[1]["error"]["data"]["path"], "panels.list");
+
+    // Mutations batch by POST with inputs keyed by position.
+    let input = json!({"0": {"email": "a@example.com", "password": "correct horse battery", "title": "T"}, "1": {}});
+    let r = finish(
+        ch.app
+            .http
+            .post(url("setup.complete,stream.provision?batch=1"))
+            .header("origin", ORIGIN)
+            .json(&input)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 207, "{}", r.text);
+    let items = r.body.as_array().unwrap();
+    assert_eq!(items[0]["result"]["data"]["signedIn"], true);
+    assert_eq!(
+        items[1]["error"]["data"]["code"], "UNAUTHORIZED",
+        "the batch's cookie comes back after it"
+    );
+}
+
+#[tokio::test]
+async fn input_that_is_not_json_is_a_parse_error_and_a_bad_field_is_named() {
+    let ch = Channel::start().await;
+    let r = finish(
+        ch.app
+            .http
+            .get(ch.url("/api/trpc/stream.isLive?input=%7Bnope"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (400, "PARSE_ERROR"), "{}", r.text);
+    assert_eq!(r.body["error"]["code"], -32700);
+    let r = ch
+        .mutate(
+            "setup.complete",
+            json!({"email": "nope", "password": "correct horse battery", "title": "T"}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"), "{}", r.text);
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("email"),
+        "{}",
+        r.text
+    );
+    let r = ch
+        .mutate(
+            "setup.complete",
+            json!({"email": "a@example.com", "password": "short", "title": "T"}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"));
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("password")
+    );
+    let r = ch
+        .mutate(
+            "setup.complete",
+            json!({"email": "a@example.com", "password": "correct horse battery"}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"));
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("title"),
+        "{}",
+        r.text
+    );
+}
+
+#[tokio::test]
+async fn with_superjson_inputs_and_outputs_are_wrapped() {
+    let ch = Channel::with(&[("KEEL_CHANNEL_TRPC_TRANSFORMER", "superjson".into())]).await;
+    let r = ch.query("stream.isLive", Some(json!({"json": null}))).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.data()["json"]["isLive"], false);
+    let r = ch
+        .mutate(
+            "setup.complete",
+            json!({"json": {"email": "a@example.com", "password": "correct horse battery", "title": "T"}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.data()["json"]["signedIn"], true);
+}
+
+pub const PROCEDURES: [&str; 20] = [
+    "setup.status",
+    "setup.complete",
+    "channel.getInfo",
+    "channel.update",
+    "profile.update",
+    "stream.isLive",
+    "stream.provision",
+    "stream.credentials",
+    "stream.goLive",
+    "stream.end",
+    "stream.viewerToken",
+    "panels.list",
+    "panels.create",
+    "panels.update",
+    "panels.delete",
+    "panels.reorder",
+    "analytics.viewers",
+    "emotes.list",
+    "stream.isLive",
+    "channel.getInfo",
+];
+
+#[tokio::test]
+async fn every_procedure_and_route_is_in_the_openapi_document() {
+    let ch = Channel::start().await;
+    let doc: Value = ch
+        .app
+        .http
+        .get(ch.app.root(keel_channel::API, "/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for p in PROCEDURES {
+        let item = &paths[&format!("/api/trpc/{p}")];
+        assert!(item["get"].is_object() || item["post"].is_object(), "{p}");
+    }
+    assert!(paths["/api/trpc/stream.isLive"]["get"]["responses"]["200"].is_object());
+    assert!(paths["/api/trpc/setup.complete"]["post"]["requestBody"].is_object());
+    for p in [
+        "/api/auth/sign-in",
+        "/api/auth/sign-out",
+        "/api/auth/session",
+        "/api/webhooks/stream",
+        "/api/upload/logo",
+        "/api/logo/{file}",
+    ] {
+        assert!(paths.contains_key(p), "{p}");
+    }
+    assert!(doc["components"]["schemas"]["Envelope"].is_object());
+}

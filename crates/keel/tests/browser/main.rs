@@ -1,0 +1,9 @@
+//! Browser tests of channel-web: the real binary, Debian's Chromium.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod harness;
+
+mod channel_page;
+mod dashboard;
+mod screenshots;
+mod setup;

@@ -1,0 +1,247 @@
+//! Short-lived shared state: a key-value cache with expiry and
+//! sliding-window rate limits. Redis when `REDIS_URL` is set (shared by every node),
+//! otherwise in this process (one node).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use crate::config::Secret;
+
+mod rate;
+mod window;
+
+pub use rate::RateDecision;
+pub use window::{Admitted, ArrivalWindow};
+
+#[derive(Debug, thiserror::Error)]
+#[error("cache error: {0}")]
+pub struct CacheError(String);
+
+impl From<redis::RedisError> for CacheError {
+    fn from(e: redis::RedisError) -> Self {
+        Self(e.to_string())
+    }
+}
+
+/// The cache; cheap to clone.
+#[derive(Clone)]
+pub struct Cache {
+    backend: Backend,
+    prefix: String,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Local(Arc<Mutex<Local>>),
+    Redis(ConnectionManager),
+}
+
+#[derive(Default)]
+struct Local {
+    entries: HashMap<String, (Vec<u8>, Instant)>,
+    counters: HashMap<String, (u64, Instant)>,
+    ops: u64,
+}
+
+impl Local {
+    fn sweep(&mut self) {
+        self.ops += 1;
+        if self.ops.is_multiple_of(1024) {
+            let now = Instant::now();
+            self.entries.retain(|_, (_, exp)| *exp > now);
+            self.counters.retain(|_, (_, exp)| *exp > now);
+        }
+    }
+}
+
+impl Cache {
+    /// An in-process cache.
+    pub fn local(prefix: &str) -> Self {
+        Self {
+            backend: Backend::Local(Arc::new(Mutex::new(Local::default()))),
+            prefix: prefix.to_owned(),
+        }
+    }
+
+    /// A Redis-backed cache; fails if Redis does not answer in `within`.
+    pub async fn redis(url: &Secret, prefix: &str, within: Duration) -> Result<Self, CacheError> {
+        let client = redis::Client::open(url.expose())?;
+        // Fail fast while Redis is away instead of holding requests.
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(Duration::from_secs(3)))
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_number_of_retries(2);
+        let manager =
+            tokio::time::timeout(within, ConnectionManager::new_with_config(client, config))
+                .await
+                .map_err(|_| CacheError("Redis did not answer in time".to_owned()))??;
+        Ok(Self {
+            backend: Backend::Redis(manager),
+            prefix: prefix.to_owned(),
+        })
+    }
+
+    pub fn is_redis(&self) -> bool {
+        matches!(self.backend, Backend::Redis(_))
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    pub async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
+        let key = self.key(key);
+        match &self.backend {
+            Backend::Local(local) => {
+                let mut l = lock(local);
+                l.sweep();
+                Ok(l.entries
+                    .get(&key)
+                    .filter(|(_, exp)| *exp > Instant::now())
+                    .map(|(v, _)| v.clone()))
+            }
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                Ok(redis::cmd("GET").arg(key).query_async(&mut conn).await?)
+            }
+        }
+    }
+
+    pub async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<(), CacheError> {
+        let key = self.key(key);
+        match &self.backend {
+            Backend::Local(local) => {
+                let mut l = lock(local);
+                l.sweep();
+                l.entries
+                    .insert(key, (value.to_vec(), Instant::now() + ttl));
+                Ok(())
+            }
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                redis::cmd("SET")
+                    .arg(key)
+                    .arg(value)
+                    .arg("PX")
+                    .arg(millis(ttl))
+                    .query_async::<()>(&mut conn)
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Sets `key` for `ttl` unless it is already set; true when this call
+    /// set it (a cooldown or a one-off claim shared by every node).
+    pub async fn claim(&self, key: &str, ttl: Duration) -> Result<bool, CacheError> {
+        let key = self.key(key);
+        match &self.backend {
+            Backend::Local(local) => {
+                let mut l = lock(local);
+                l.sweep();
+                let now = Instant::now();
+                if l.entries.get(&key).is_some_and(|(_, exp)| *exp > now) {
+                    return Ok(false);
+                }
+                l.entries.insert(key, (Vec::new(), now + ttl));
+                Ok(true)
+            }
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                let set: Option<String> = redis::cmd("SET")
+                    .arg(key)
+                    .arg("1")
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(millis(ttl).max(1))
+                    .query_async(&mut conn)
+                    .await?;
+                Ok(set.is_some())
+            }
+        }
+    }
+
+    pub async fn delete(&self, key: &str) -> Result<(), CacheError> {
+        let key = self.key(key);
+        match &self.backend {
+            Backend::Local(local) => {
+                lock(local).entries.remove(&key);
+                Ok(())
+            }
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                redis::cmd("DEL")
+                    .arg(key)
+                    .query_async::<()>(&mut conn)
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks the cache answers within `within` (always true in-process).
+    pub async fn ping_within(&self, within: Duration) -> Result<(), String> {
+        match &self.backend {
+            Backend::Local(_) => Ok(()),
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                let cmd = redis::cmd("PING");
+                match tokio::time::timeout(within, cmd.query_async::<String>(&mut conn)).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(_) => Err("timed out".to_owned()),
+                }
+            }
+        }
+    }
+}
+
+fn lock(m: &Mutex<Local>) -> std::sync::MutexGuard<'_, Local> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn local_values_expire() -> Result<(), CacheError> {
+        let c = Cache::local("t:");
+        c.set("k", b"v", Duration::from_millis(30)).await?;
+        assert_eq!(c.get("k").await?, Some(b"v".to_vec()));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(c.get("k").await?, None);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_claim_holds_until_it_expires() -> Result<(), CacheError> {
+        let c = Cache::local("t:");
+        assert!(c.claim("k", Duration::from_millis(30)).await?);
+        assert!(!c.claim("k", Duration::from_millis(30)).await?);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(c.claim("k", Duration::from_millis(30)).await?);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn local_rate_limit_allows_up_to_the_limit() -> Result<(), CacheError> {
+        let c = Cache::local("t:");
+        let window = Duration::from_secs(3600);
+        for _ in 0..3 {
+            assert!(c.hit("x", 3, window).await?.allowed);
+        }
+        let d = c.hit("x", 3, window).await?;
+        assert!(!d.allowed);
+        assert!(d.retry_after <= window);
+        assert!(c.hit("y", 3, window).await?.allowed);
+        Ok(())
+    }
+}

@@ -1,0 +1,298 @@
+//! One error type for every service, generic over its wire shape.
+//!
+//! An `ApiError<S>` is either a client error (status, code, message, extra
+//! data, optional `Retry-After`), which the service's [`WireShape`] turns
+//! into its documented body, or an internal failure carrying its cause. A
+//! cause is never sent: the answer is a bare 500 in the service's shape, and
+//! the cause's whole source chain is logged once, inside the request's span
+//! (which carries the request id). Services add only their shape and their
+//! own named constructors.
+
+use std::marker::PhantomData;
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use super::PlatformError;
+
+/// How a service writes its errors on the wire.
+pub trait WireShape: Send + Sync + 'static {
+    /// The service's code for an error the platform produced.
+    fn platform_code(e: &PlatformError) -> &'static str;
+
+    /// The service's message for an error the platform produced.
+    fn platform_message(e: &PlatformError) -> String {
+        e.message()
+    }
+
+    /// The body of an error answer. `data` holds what the error added.
+    fn body(status: StatusCode, code: &str, message: &str, data: &Map<String, Value>) -> Value;
+
+    /// The answer for a request body that could not be read into its type;
+    /// by default 400 with the platform's code for a bad request, naming
+    /// the field.
+    fn input_error(e: super::input::InputError) -> ApiError<Self>
+    where
+        Self: Sized,
+    {
+        ApiError::from(e.into_platform())
+    }
+
+    /// The answer as a response (JSON by default).
+    fn respond(status: StatusCode, body: Value) -> Response {
+        (status, Json(body)).into_response()
+    }
+}
+
+/// A cause kept for the log.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error of a service with wire shape `S`.
+pub struct ApiError<S> {
+    kind: Box<Kind>,
+    _shape: PhantomData<fn() -> S>,
+}
+
+enum Kind {
+    Client {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+        data: Map<String, Value>,
+        retry_after: Option<u64>,
+    },
+    Internal(Cause),
+}
+
+impl<S> ApiError<S> {
+    /// A client error.
+    pub fn api(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self::from_kind(Kind::Client {
+            status,
+            code,
+            message: message.into(),
+            data: Map::new(),
+            retry_after: None,
+        })
+    }
+
+    /// An internal failure: logged with its cause, answered as a bare 500.
+    pub fn internal(cause: impl Into<Cause>) -> Self {
+        Self::from_kind(Kind::Internal(cause.into()))
+    }
+
+    fn from_kind(kind: Kind) -> Self {
+        Self {
+            kind: Box::new(kind),
+            _shape: PhantomData,
+        }
+    }
+
+    /// Adds a member to the error's data.
+    #[must_use]
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        if let Kind::Client { data, .. } = &mut *self.kind {
+            data.insert(key.to_owned(), value.into());
+        }
+        self
+    }
+
+    /// Adds `Retry-After` (seconds, at least 1) and `retry_after` to the data.
+    #[must_use]
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        let secs = secs.max(1);
+        if let Kind::Client { retry_after, .. } = &mut *self.kind {
+            *retry_after = Some(secs);
+        }
+        self.with("retry_after", secs)
+    }
+
+    /// The HTTP status it answers with.
+    pub fn status(&self) -> StatusCode {
+        match &*self.kind {
+            Kind::Client { status, .. } => *status,
+            Kind::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The client error's code (`None` for an internal failure).
+    pub fn code(&self) -> Option<&'static str> {
+        match &*self.kind {
+            Kind::Client { code, .. } => Some(code),
+            Kind::Internal(_) => None,
+        }
+    }
+
+    /// The message a client would get.
+    pub fn message(&self) -> &str {
+        match &*self.kind {
+            Kind::Client { message, .. } => message,
+            Kind::Internal(_) => "Internal server error",
+        }
+    }
+
+    /// The client error's extra data.
+    pub fn data(&self) -> Option<&Map<String, Value>> {
+        match &*self.kind {
+            Kind::Client { data, .. } => Some(data),
+            Kind::Internal(_) => None,
+        }
+    }
+
+    pub fn is_internal(&self) -> bool {
+        matches!(*self.kind, Kind::Internal(_))
+    }
+}
+
+/// The cause and its sources, `a: b: c`.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
+}
+
+/// An error as a client sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub data: Map<String, Value>,
+}
+
+impl<S: WireShape> ApiError<S> {
+    /// What a client gets to see; an internal failure's cause is logged
+    /// here (inside the request's span) and replaced by the shape's 500.
+    pub fn into_client(self) -> ClientError {
+        match *self.kind {
+            Kind::Client {
+                status,
+                code,
+                message,
+                data,
+                ..
+            } => ClientError {
+                status,
+                code,
+                message,
+                data,
+            },
+            Kind::Internal(cause) => {
+                tracing::error!(error = %chain(cause.as_ref()), "internal error");
+                let p = PlatformError::Internal;
+                ClientError {
+                    status: p.status(),
+                    code: S::platform_code(&p),
+                    message: S::platform_message(&p),
+                    data: Map::new(),
+                }
+            }
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for ApiError<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &*self.kind {
+            Kind::Client {
+                status,
+                code,
+                message,
+                ..
+            } => write!(f, "{status} {code}: {message}"),
+            Kind::Internal(cause) => write!(f, "internal: {}", chain(cause.as_ref())),
+        }
+    }
+}
+
+impl<S> std::fmt::Display for ApiError<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &*self.kind {
+            Kind::Client { message, .. } => f.write_str(message),
+            Kind::Internal(cause) => write!(f, "internal error: {}", chain(cause.as_ref())),
+        }
+    }
+}
+
+impl<S> std::error::Error for ApiError<S> {}
+
+impl<S: WireShape> IntoResponse for ApiError<S> {
+    fn into_response(self) -> Response {
+        match *self.kind {
+            Kind::Client {
+                status,
+                code,
+                message,
+                data,
+                retry_after,
+            } => {
+                let mut resp = S::respond(status, S::body(status, code, &message, &data));
+                if let Some(secs) = retry_after {
+                    resp.headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+                }
+                resp
+            }
+            Kind::Internal(cause) => {
+                tracing::error!(error = %chain(cause.as_ref()), "internal error");
+                let p = PlatformError::Internal;
+                let status = p.status();
+                S::respond(
+                    status,
+                    S::body(
+                        status,
+                        S::platform_code(&p),
+                        &S::platform_message(&p),
+                        &Map::new(),
+                    ),
+                )
+            }
+        }
+    }
+}
+
+impl<S: WireShape> From<PlatformError> for ApiError<S> {
+    fn from(e: PlatformError) -> Self {
+        match e {
+            PlatformError::Internal => Self::internal("the platform reported an internal error"),
+            e => Self::api(e.status(), S::platform_code(&e), S::platform_message(&e)),
+        }
+    }
+}
+
+impl<S: WireShape> From<super::input::InputError> for ApiError<S> {
+    fn from(e: super::input::InputError) -> Self {
+        S::input_error(e)
+    }
+}
+
+/// Failures of the shared machinery are internal errors of any service.
+macro_rules! internal_from {
+    ($($t:ty),+ $(,)?) => {$(
+        impl<S> From<$t> for ApiError<S> {
+            fn from(e: $t) -> Self {
+                Self::internal(e)
+            }
+        }
+    )+};
+}
+
+internal_from!(
+    sea_orm::DbErr,
+    crate::cache::CacheError,
+    crate::batch::BatchError,
+    serde_json::Error,
+    crate::password::HashError,
+);
+
+/// A service's renderer of platform errors (fallbacks, timeouts, panics).
+pub fn render<S: WireShape>(e: PlatformError) -> Response {
+    ApiError::<S>::from(e).into_response()
+}

@@ -1,0 +1,362 @@
+//! Request bodies as the services' clients send them: JSON, or the fields
+//! of an HTML form (`application/x-www-form-urlencoded`, or the text parts
+//! of `multipart/form-data`), which the host-site convention accepts on
+//! every route. Form fields use the PHP/WordPress bracket syntax for
+//! structure: `fields[name]=Ada` is `{"fields": {"name": "Ada"}}` and
+//! `tokens[]=a&tokens[]=b` is `{"tokens": ["a", "b"]}`; every form value is
+//! a string. Either way the result is one JSON value, checked afterwards by
+//! the same code.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use http::HeaderMap;
+use http::header::CONTENT_TYPE;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::PlatformError;
+
+/// Why a body could not be read into its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputError {
+    /// Unreadable, too large, of a type the route does not take, or not
+    /// valid for its format.
+    Body(PlatformError),
+    /// Read, but a field is wrong: its path (`thresholds[0].value`) and what
+    /// is wrong with it.
+    Field { path: String, problem: String },
+}
+
+impl InputError {
+    /// As the platform error a service would render by default.
+    pub fn into_platform(self) -> PlatformError {
+        match self {
+            Self::Body(p) => p,
+            Self::Field { path, problem } if path.is_empty() => {
+                PlatformError::BadRequest(format!("The body is invalid: {problem}"))
+            }
+            Self::Field { path, problem } => {
+                PlatformError::BadRequest(format!("{path} is invalid: {problem}"))
+            }
+        }
+    }
+}
+
+impl From<PlatformError> for InputError {
+    fn from(e: PlatformError) -> Self {
+        Self::Body(e)
+    }
+}
+
+/// Reads the request's body into `T` by its content type (one of
+/// `formats`), naming the failing field.
+pub async fn read<T: DeserializeOwned, St: Send + Sync>(
+    req: Request,
+    state: &St,
+    formats: Formats,
+) -> Result<T, InputError> {
+    let headers = req.headers().clone();
+    let bytes = Bytes::from_request(req, state)
+        .await
+        .map_err(|r| InputError::from(PlatformError::from_rejection(r.status(), r.body_text())))?;
+    typed(&headers, bytes, formats).await
+}
+
+/// Defines a service's typed body extractor: `$name<T>(pub T)`, read from
+/// `$formats`, its failures rendered as `$error` (which must be
+/// `From<InputError>`; every `ApiError` is).
+#[macro_export]
+macro_rules! body_extractor {
+    ($(#[$meta:meta])* $vis:vis $name:ident, $error:ty, $formats:expr) => {
+        $(#[$meta])*
+        $vis struct $name<T>(pub T);
+
+        impl<St, T> ::axum::extract::FromRequest<St> for $name<T>
+        where
+            St: Send + Sync,
+            T: ::serde::de::DeserializeOwned,
+        {
+            type Rejection = $error;
+
+            async fn from_request(req: ::axum::extract::Request, state: &St) -> Result<Self, $error> {
+                $crate::http::input::read(req, state, $formats)
+                    .await
+                    .map(Self)
+                    .map_err(<$error>::from)
+            }
+        }
+    };
+}
+
+/// Reads `bytes` by content type into `T`, naming the failing field.
+pub async fn typed<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    bytes: Bytes,
+    formats: Formats,
+) -> Result<T, InputError> {
+    let value = parse(headers, bytes, formats).await?;
+    if !value.is_object() {
+        return Err(InputError::Body(PlatformError::BadRequest(
+            "The body must be a JSON object".to_owned(),
+        )));
+    }
+    from_value(value)
+}
+
+/// `value` into `T`, naming the failing field.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(value).map_err(|e| InputError::Field {
+        path: field_path(&e.path().to_string()),
+        problem: e.inner().to_string(),
+    })
+}
+
+/// serde_path_to_error writes `.` for the root and `a.b[0].c` below it.
+fn field_path(path: &str) -> String {
+    if path == "." {
+        String::new()
+    } else {
+        path.to_owned()
+    }
+}
+
+/// The body formats a route reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Formats {
+    pub json: bool,
+    pub form: bool,
+    pub multipart: bool,
+}
+
+impl Formats {
+    pub const JSON: Self = Self {
+        json: true,
+        form: false,
+        multipart: false,
+    };
+    /// JSON or an urlencoded form.
+    pub const JSON_OR_FORM: Self = Self {
+        json: true,
+        form: true,
+        multipart: false,
+    };
+    /// JSON, urlencoded forms and multipart form fields.
+    pub const ANY: Self = Self {
+        json: true,
+        form: true,
+        multipart: true,
+    };
+
+    fn accepted(self) -> String {
+        let mut names = Vec::new();
+        if self.json {
+            names.push("application/json");
+        }
+        if self.form {
+            names.push("application/x-www-form-urlencoded");
+        }
+        if self.multipart {
+            names.push("multipart/form-data");
+        }
+        names.join(" or ")
+    }
+}
+
+/// The media type of `Content-Type`, lower-cased, without parameters.
+pub fn media_type(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+}
+
+fn is_json(media: &str) -> bool {
+    media == "application/json" || media.ends_with("+json")
+}
+
+/// Parses `bytes` by the request's `Content-Type`. An empty body without a
+/// type is an empty object (a route whose fields are all optional, or that
+/// takes them from the query string).
+pub async fn parse(
+    headers: &HeaderMap,
+    bytes: Bytes,
+    formats: Formats,
+) -> Result<Value, PlatformError> {
+    let media = media_type(headers);
+    match media.as_deref() {
+        None if bytes.iter().all(u8::is_ascii_whitespace) => Ok(Value::Object(Map::new())),
+        Some(m) if formats.json && is_json(m) => serde_json::from_slice(&bytes)
+            .map_err(|e| PlatformError::BadRequest(format!("The body is not valid JSON: {e}"))),
+        Some("application/x-www-form-urlencoded") if formats.form => Ok(from_pairs(
+            form_urlencoded::parse(&bytes).map(|(k, v)| (k.into_owned(), v.into_owned())),
+        )),
+        Some("multipart/form-data") if formats.multipart => multipart(headers, bytes).await,
+        _ => Err(PlatformError::UnsupportedMediaType(format!(
+            "Content-Type must be {}",
+            formats.accepted()
+        ))),
+    }
+}
+
+/// The text fields of a multipart body (file parts are read as text too).
+async fn multipart(headers: &HeaderMap, bytes: Bytes) -> Result<Value, PlatformError> {
+    let ctype = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let boundary = multer::parse_boundary(ctype)
+        .map_err(|e| PlatformError::BadRequest(format!("The multipart body is invalid: {e}")))?;
+    let stream = futures::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
+    let mut form = multer::Multipart::new(stream, boundary);
+    let mut pairs = Vec::new();
+    let bad =
+        |e: multer::Error| PlatformError::BadRequest(format!("The multipart body is invalid: {e}"));
+    while let Some(field) = form.next_field().await.map_err(bad)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        let text = field.text().await.map_err(bad)?;
+        pairs.push((name, text));
+    }
+    Ok(from_pairs(pairs.into_iter()))
+}
+
+/// Form pairs as one JSON object, brackets making structure.
+pub fn from_pairs(pairs: impl Iterator<Item = (String, String)>) -> Value {
+    let mut root = Value::Object(Map::new());
+    for (key, value) in pairs {
+        let path = key_path(&key);
+        insert(&mut root, &path, Value::String(value));
+    }
+    root
+}
+
+/// `a[b][]` → `["a", "b", ""]`; a key without brackets is itself.
+fn key_path(key: &str) -> Vec<&str> {
+    let Some(open) = key.find('[').filter(|&i| i > 0 && key.ends_with(']')) else {
+        return vec![key];
+    };
+    let mut path = vec![&key[..open]];
+    let rest = &key[open + 1..key.len() - 1];
+    path.extend(rest.split("]["));
+    path
+}
+
+/// Puts `value` at `path` under `node`; `""` segments append to an array.
+/// A later value for the same plain key replaces the earlier one.
+fn insert(node: &mut Value, path: &[&str], value: Value) {
+    let Some((first, rest)) = path.split_first() else {
+        *node = value;
+        return;
+    };
+    if first.is_empty() {
+        if !node.is_array() {
+            *node = Value::Array(Vec::new());
+        }
+        if let Value::Array(items) = node {
+            let mut slot = Value::Null;
+            insert(&mut slot, rest, value);
+            items.push(slot);
+        }
+        return;
+    }
+    if !node.is_object() {
+        *node = Value::Object(Map::new());
+    }
+    if let Value::Object(map) = node {
+        let child = map.entry((*first).to_owned()).or_insert(Value::Null);
+        insert(child, rest, value);
+    }
+}
+
+/// Defines a service's raw body extractor: `$name(pub Bytes)`, the body
+/// within the route's limit, its failures (too large, unreadable) rendered
+/// as `$error` (which must be `From<PlatformError>`; every `ApiError` is).
+#[macro_export]
+macro_rules! bytes_extractor {
+    ($(#[$meta:meta])* $vis:vis $name:ident, $error:ty) => {
+        $(#[$meta])*
+        $vis struct $name(pub ::axum::body::Bytes);
+
+        impl<St: Send + Sync> ::axum::extract::FromRequest<St> for $name {
+            type Rejection = $error;
+
+            async fn from_request(req: ::axum::extract::Request, state: &St) -> Result<Self, $error> {
+                <::axum::body::Bytes as ::axum::extract::FromRequest<St>>::from_request(req, state)
+                    .await
+                    .map(Self)
+                    .map_err(|r| {
+                        <$error>::from($crate::http::PlatformError::from_rejection(
+                            r.status(),
+                            r.body_text(),
+                        ))
+                    })
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pairs(s: &str) -> Value {
+        from_pairs(
+            form_urlencoded::parse(s.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())),
+        )
+    }
+
+    #[test]
+    fn brackets_make_objects_and_arrays() {
+        assert_eq!(
+            pairs("fields%5Bname%5D=Ada&fields[email]=a%40b.c&app_check_token=t"),
+            json!({"fields": {"name": "Ada", "email": "a@b.c"}, "app_check_token": "t"})
+        );
+        assert_eq!(
+            pairs("target[push_tokens][]=A&target[push_tokens][]=B&target[device_type]=ios"),
+            json!({"target": {"push_tokens": ["A", "B"], "device_type": "ios"}})
+        );
+        assert_eq!(pairs("a=1&a=2"), json!({"a": "2"}), "the last value wins");
+        assert_eq!(pairs("weird]=x&[y]=z"), json!({"weird]": "x", "[y]": "z"}));
+        assert_eq!(pairs(""), json!({}));
+    }
+
+    #[tokio::test]
+    async fn bodies_are_read_by_their_content_type() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            CONTENT_TYPE,
+            "application/json; charset=utf-8"
+                .parse()
+                .unwrap_or_else(|_| unreachable!()),
+        );
+        let v = parse(&h, Bytes::from_static(b"{\"a\":1}"), Formats::JSON).await;
+        assert_eq!(v, Ok(json!({"a": 1})));
+        h.insert(
+            CONTENT_TYPE,
+            "application/x-www-form-urlencoded"
+                .parse()
+                .unwrap_or_else(|_| unreachable!()),
+        );
+        let v = parse(&h, Bytes::from_static(b"a=1"), Formats::JSON).await;
+        assert!(matches!(v, Err(PlatformError::UnsupportedMediaType(_))));
+        let v = parse(&h, Bytes::from_static(b"a[b]=1"), Formats::ANY).await;
+        assert_eq!(v, Ok(json!({"a": {"b": "1"}})));
+        h.insert(
+            CONTENT_TYPE,
+            "multipart/form-data; boundary=XyZ"
+                .parse()
+                .unwrap_or_else(|_| unreachable!()),
+        );
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"fields[name]\"\r\n\r\nAda\r\n--XyZ\r\nContent-Disposition: form-data; name=\"push_token\"\r\n\r\nT\r\n--XyZ--\r\n";
+        let v = parse(&h, Bytes::from(body), Formats::ANY).await;
+        assert_eq!(v, Ok(json!({"fields": {"name": "Ada"}, "push_token": "T"})));
+        let v = parse(&HeaderMap::new(), Bytes::new(), Formats::JSON).await;
+        assert_eq!(v, Ok(json!({})));
+    }
+}

@@ -1,0 +1,353 @@
+//! Form definitions and the checks a submission goes through.
+
+use std::sync::OnceLock;
+
+use axum::http::StatusCode;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::error::Error;
+
+/// `^\d+(?::(?:\d+|[a-f0-9-]{36}))?$`: a numeric id, optionally followed by
+/// a colon and a numeric form index or a 36-character UUID.
+pub fn valid_form_id(id: &str) -> bool {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^\d+(?::(?:\d+|[a-f0-9-]{36}))?$").ok())
+        .as_ref()
+        .is_some_and(|re| id.len() <= 100 && re.is_match(id))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    Text,
+    Textarea,
+    Email,
+    Number,
+    Url,
+    Tel,
+    Date,
+    Select,
+    Radio,
+    Checkbox,
+    Hidden,
+}
+
+impl FieldType {
+    fn has_choices(self) -> bool {
+        matches!(self, Self::Select | Self::Radio | Self::Checkbox)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDef {
+    pub id: String,
+    pub label: String,
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    #[serde(default)]
+    pub required: bool,
+    /// For select, radio and checkbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u32>,
+}
+
+/// A form: id, title and fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FormDef {
+    pub id: String,
+    pub title: String,
+    pub fields: Vec<FieldDef>,
+}
+
+fn bad_definition(message: String) -> Error {
+    Error::api(StatusCode::BAD_REQUEST, "rest_invalid_param", message)
+}
+
+impl FormDef {
+    /// A definition is usable: a valid id, a title, fields with unique ids,
+    /// choices exactly where the type has them.
+    pub fn check(&self) -> Result<(), Error> {
+        if !valid_form_id(&self.id) {
+            return Err(bad_definition(format!(
+                "id {:?} does not match ^\\d+(?::(?:\\d+|[a-f0-9-]{{36}}))?$",
+                self.id
+            )));
+        }
+        if self.title.trim().is_empty() || self.title.chars().count() > 200 {
+            return Err(bad_definition(
+                "title must be 1 to 200 characters".to_owned(),
+            ));
+        }
+        if self.fields.len() > 200 {
+            return Err(bad_definition("a form has at most 200 fields".to_owned()));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for f in &self.fields {
+            let ok_id = (1..=64).contains(&f.id.len())
+                && f.id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+            if !ok_id {
+                return Err(bad_definition(format!(
+                    "field id {:?} must be 1 to 64 of a-z A-Z 0-9 _ - .",
+                    f.id
+                )));
+            }
+            if !seen.insert(f.id.as_str()) {
+                return Err(bad_definition(format!("field id {:?} appears twice", f.id)));
+            }
+            match (&f.choices, f.kind.has_choices()) {
+                (Some(c), true) if !c.is_empty() => {}
+                (_, true) => return Err(bad_definition(format!("field {:?} needs choices", f.id))),
+                (Some(_), false) => {
+                    return Err(bad_definition(format!("field {:?} takes no choices", f.id)));
+                }
+                (None, false) => {}
+            }
+            if f.max_length == Some(0) {
+                return Err(bad_definition(format!(
+                    "field {:?}: max_length must be positive",
+                    f.id
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The values of a valid submission, as sent.
+pub type Values = Map<String, Value>;
+
+/// Checks `fields` against the form: 400 `missing_fields`, `invalid_fields`
+/// (ids in `data.fields`) or `invalid_email`.
+pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, Error> {
+    let Some(Value::Object(given)) = fields else {
+        return Err(Error::api(
+            StatusCode::BAD_REQUEST,
+            "missing_fields",
+            "fields must be an object mapping field ids to values",
+        ));
+    };
+    let mut invalid: Vec<String> = given
+        .keys()
+        .filter(|k| !def.fields.iter().any(|f| &f.id == *k))
+        .cloned()
+        .collect();
+    let mut bad_email = Vec::new();
+    for f in &def.fields {
+        match check_value(f, given.get(&f.id)) {
+            Check::Ok => {}
+            Check::Invalid => invalid.push(f.id.clone()),
+            Check::BadEmail => bad_email.push(f.id.clone()),
+        }
+    }
+    if !invalid.is_empty() {
+        return Err(Error::api(
+            StatusCode::BAD_REQUEST,
+            "invalid_fields",
+            "Some fields are missing, unknown or invalid",
+        )
+        .with("fields", invalid));
+    }
+    if !bad_email.is_empty() {
+        return Err(Error::api(
+            StatusCode::BAD_REQUEST,
+            "invalid_email",
+            "An email field holds no valid address",
+        )
+        .with("fields", bad_email));
+    }
+    Ok(given.clone())
+}
+
+enum Check {
+    Ok,
+    Invalid,
+    BadEmail,
+}
+
+/// The value as text, if it is a scalar.
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn check_value(f: &FieldDef, v: Option<&Value>) -> Check {
+    let text = match v {
+        None | Some(Value::Null) => None,
+        Some(v) => match scalar(v) {
+            Some(t) => Some(t),
+            None => return Check::Invalid, // arrays and objects
+        },
+    };
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return if f.required {
+            Check::Invalid
+        } else {
+            Check::Ok
+        };
+    };
+    if f.max_length
+        .is_some_and(|max| text.chars().count() > max as usize)
+    {
+        return Check::Invalid;
+    }
+    let ok = match f.kind {
+        FieldType::Text | FieldType::Textarea | FieldType::Hidden => true,
+        FieldType::Email => {
+            return if email_address::EmailAddress::is_valid(text.trim()) {
+                Check::Ok
+            } else {
+                Check::BadEmail
+            };
+        }
+        FieldType::Number => text.trim().parse::<f64>().is_ok_and(f64::is_finite),
+        FieldType::Url => {
+            url::Url::parse(text.trim()).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        }
+        FieldType::Tel => {
+            let t = text.trim();
+            (3..=32).contains(&t.len())
+                && t.chars().any(|c| c.is_ascii_digit())
+                && t.chars()
+                    .all(|c| c.is_ascii_digit() || " +-().".contains(c))
+        }
+        FieldType::Date => chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").is_ok(),
+        FieldType::Select | FieldType::Radio => {
+            f.choices.as_ref().is_some_and(|c| c.contains(&text))
+        }
+        FieldType::Checkbox => f.choices.as_ref().is_some_and(|c| {
+            text.split(',')
+                .map(str::trim)
+                .all(|part| c.iter().any(|choice| choice == part))
+        }),
+    };
+    if ok { Check::Ok } else { Check::Invalid }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> FormDef {
+        serde_json::from_value(json!({
+            "id": "7",
+            "title": "Contact",
+            "fields": [
+                {"id": "name", "label": "Name", "type": "text", "required": true, "max_length": 10},
+                {"id": "mail", "label": "Mail", "type": "email", "required": true},
+                {"id": "age", "label": "Age", "type": "number"},
+                {"id": "site", "label": "Site", "type": "url"},
+                {"id": "phone", "label": "Phone", "type": "tel"},
+                {"id": "day", "label": "Day", "type": "date"},
+                {"id": "topic", "label": "Topic", "type": "select", "choices": ["a", "b"]},
+                {"id": "size", "label": "Size", "type": "radio", "choices": ["s", "m"]},
+                {"id": "extras", "label": "Extras", "type": "checkbox", "choices": ["x", "y"]},
+                {"id": "src", "label": "Source", "type": "hidden"}
+            ]
+        }))
+        .unwrap()
+    }
+
+    fn ids(e: Error) -> (String, Vec<String>) {
+        let fields = e.data().and_then(|d| d.get("fields")).cloned();
+        (
+            e.code().unwrap_or("internal").to_owned(),
+            serde_json::from_value(fields.unwrap_or(json!([]))).unwrap(),
+        )
+    }
+
+    #[test]
+    fn form_ids_follow_the_seeds_pattern() {
+        for ok in ["1", "12:3", "12:0f8fad5b-d9cb-469f-a165-70867728950e"] {
+            assert!(valid_form_id(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "a",
+            "12:",
+            "12:x",
+            "12:0F8FAD5B-D9CB-469F-A165-70867728950E",
+            "1:2:3",
+        ] {
+            assert!(!valid_form_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_good_submission_passes() {
+        let v = json!({"name": "Ada", "mail": "ada@example.com", "age": 36, "site": "https://a.example",
+            "phone": "+44 (0)20 1234", "day": "2026-02-28", "topic": "a", "size": "m", "extras": "x, y", "src": "app"});
+        assert!(check_submission(&form(), Some(&v)).is_ok());
+    }
+
+    #[test]
+    fn fields_must_be_an_object() {
+        for v in [None, Some(json!([])), Some(json!("x"))] {
+            assert_eq!(
+                ids(check_submission(&form(), v.as_ref()).unwrap_err()).0,
+                "missing_fields"
+            );
+        }
+    }
+
+    #[test]
+    fn every_offending_field_is_named() {
+        let v = json!({"name": "far too long a name", "mail": "ada@example.com", "age": "old", "site": "ftp://x",
+            "phone": "call me", "day": "2026-02-30", "topic": "c", "size": ["s"], "extras": "z", "bogus": 1});
+        let (code, mut fields) = ids(check_submission(&form(), Some(&v)).unwrap_err());
+        fields.sort();
+        assert_eq!(code, "invalid_fields");
+        assert_eq!(
+            fields,
+            [
+                "age", "bogus", "day", "extras", "name", "phone", "site", "size", "topic"
+            ]
+        );
+    }
+
+    #[test]
+    fn required_fields_must_be_there_and_emails_valid() {
+        let (code, fields) =
+            ids(check_submission(&form(), Some(&json!({"mail": "ada@example.com"}))).unwrap_err());
+        assert_eq!(
+            (code.as_str(), fields),
+            ("invalid_fields", vec!["name".to_owned()])
+        );
+        let (code, fields) = ids(check_submission(
+            &form(),
+            Some(&json!({"name": "Ada", "mail": "nope"})),
+        )
+        .unwrap_err());
+        assert_eq!(
+            (code.as_str(), fields),
+            ("invalid_email", vec!["mail".to_owned()])
+        );
+    }
+
+    #[test]
+    fn definitions_are_checked() {
+        let mut f = form();
+        assert!(f.check().is_ok());
+        f.fields[6].choices = None;
+        assert!(f.check().is_err());
+        let mut f = form();
+        f.fields[1].id = "name".into();
+        assert!(f.check().is_err());
+        let mut f = form();
+        f.id = "abc".into();
+        assert!(f.check().is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! The push module: devices, sends and their progress, statistics, the
+//! device list as CSV.
+
+pub mod devices;
+pub mod progress;
+pub mod request;
+pub mod send;
+pub mod stats;
+pub mod transfer;

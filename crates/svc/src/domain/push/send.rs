@@ -1,0 +1,202 @@
+//! Sends: who gets a notification and when, cancelling.
+
+use axum::http::StatusCode;
+use chrono::{DateTime, NaiveTime, Utc};
+use keel_platform::db::Db;
+use keel_platform::sea_orm::sea_query::{Expr, Query};
+use keel_platform::sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
+use serde_json::Value;
+
+use super::request::{SendRequest, Target, next_local};
+use crate::entity::push_message::{self, MessageStatus};
+use crate::entity::{push_device, push_send};
+use crate::error::Error;
+use crate::jobs::dispatch;
+
+fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
+    use keel_platform::sea_orm::Condition;
+    let mut c = Condition::all().add(push_device::Column::Active.eq(true));
+    if let Some(t) = &target.device_type {
+        c = c.add(push_device::Column::DeviceType.eq(t.as_str()));
+    }
+    if let Some(l) = &target.locale {
+        c = c.add(push_device::Column::Locale.eq(l.as_str()));
+    }
+    if let Some(v) = &target.app_version {
+        c = c.add(push_device::Column::AppVersion.eq(v.as_str()));
+    }
+    if let Some(tokens) = &target.push_tokens {
+        c = c.add(push_device::Column::PushToken.is_in(tokens.iter().map(String::as_str)));
+    }
+    c
+}
+
+/// Records the send and one message per recipient, and schedules its
+/// dispatch, in one transaction.
+pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send::Model, Error> {
+    let now = Utc::now();
+    let send_at = req.send_at.filter(|t| *t > now).unwrap_or(now);
+    let id = uuid::Uuid::now_v7().to_string();
+    let txn = db.begin_write().await?;
+    let send = push_send::ActiveModel {
+        id: Set(id.clone()),
+        title: Set(req.title),
+        body: Set(req.body),
+        data: Set(req.data.map(|d| Value::Object(d).to_string())),
+        target: Set(serde_json::to_string(&req.target)?),
+        send_at: Set(send_at),
+        local_time: Set(req.local_time.map(|t| t.format("%H:%M").to_string())),
+        recipients: Set(0),
+        cancelled: Set(false),
+        created_by: Set(user_id),
+        created_at: Set(now),
+    };
+    push_send::Entity::insert(send)
+        .exec_without_returning(&txn)
+        .await?;
+    let recipients = match req.local_time {
+        None => add_recipients_at(&txn, &id, &req.target, send_at).await?,
+        Some(at) => add_recipients_local(&txn, &id, &req.target, send_at, at).await?,
+    };
+    push_send::Entity::update_many()
+        .col_expr(
+            push_send::Column::Recipients,
+            Expr::value(i64::try_from(recipients).unwrap_or(i64::MAX)),
+        )
+        .filter(push_send::Column::Id.eq(id.as_str()))
+        .exec(&txn)
+        .await?;
+    if let Some(first) = dispatch::earliest_pending(&txn, &id).await? {
+        dispatch::schedule(&txn, &id, first).await?;
+    }
+    let saved = push_send::Entity::find_by_id(id.as_str())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| Error::internal("the send vanished after it was written"))?;
+    txn.commit().await?;
+    Ok(saved)
+}
+
+/// One `INSERT ... SELECT`: every matching device, due at once.
+async fn add_recipients_at(
+    txn: &DatabaseTransaction,
+    send_id: &str,
+    target: &Target,
+    due: DateTime<Utc>,
+) -> Result<u64, Error> {
+    use push_device::Column as D;
+    let select = Query::select()
+        .expr(Expr::val(send_id))
+        .column(D::PushToken)
+        .expr(Expr::val(due))
+        .expr(Expr::val(MessageStatus::Pending))
+        .from(push_device::Entity)
+        .cond_where(device_filter(target))
+        .to_owned();
+    let insert = Query::insert()
+        .into_table(push_message::Entity)
+        .columns([
+            push_message::Column::SendId,
+            push_message::Column::PushToken,
+            push_message::Column::DueAt,
+            push_message::Column::Status,
+        ])
+        .select_from(select)
+        .map_err(Error::internal)?
+        .to_owned();
+    Ok(txn.execute(&insert).await?.rows_affected())
+}
+
+/// Devices in pages; each message due at the local time of its device.
+async fn add_recipients_local(
+    txn: &DatabaseTransaction,
+    send_id: &str,
+    target: &Target,
+    from: DateTime<Utc>,
+    at: NaiveTime,
+) -> Result<u64, Error> {
+    let mut after = String::new();
+    let mut total = 0u64;
+    loop {
+        let page: Vec<(String, Option<String>)> = push_device::Entity::find()
+            .select_only()
+            .column(push_device::Column::PushToken)
+            .column(push_device::Column::Timezone)
+            .filter(device_filter(target))
+            .filter(push_device::Column::PushToken.gt(after.as_str()))
+            .order_by_asc(push_device::Column::PushToken)
+            .limit(500)
+            .into_tuple()
+            .all(txn)
+            .await?;
+        let Some(last) = page.last() else { break };
+        after = last.0.clone();
+        total += u64::try_from(page.len()).unwrap_or(0);
+        let rows = page
+            .into_iter()
+            .map(|(token, tz)| push_message::ActiveModel {
+                send_id: Set(send_id.to_owned()),
+                due_at: Set(next_local(from, at, tz.as_deref())),
+                push_token: Set(token),
+                status: Set(MessageStatus::Pending),
+                batch_id: Set(None),
+                ticket_id: Set(None),
+                ticket_error: Set(None),
+                sent_at: Set(None),
+                receipt_status: Set(None),
+                receipt_error: Set(None),
+            });
+        push_message::Entity::insert_many(rows)
+            .exec_without_returning(txn)
+            .await?;
+    }
+    Ok(total)
+}
+
+/// Cancels what has not been handed to Expo yet; how many messages.
+pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
+    let txn = db.begin_write().await?;
+    let send = push_send::Entity::find_by_id(send_id)
+        .one(&txn)
+        .await?
+        .ok_or_else(not_found)?;
+    if send.cancelled {
+        return Err(not_cancellable("The send is already cancelled"));
+    }
+    let res = push_message::Entity::update_many()
+        .col_expr(
+            push_message::Column::Status,
+            Expr::value(MessageStatus::Cancelled),
+        )
+        .filter(push_message::Column::SendId.eq(send_id))
+        .filter(push_message::Column::Status.eq(MessageStatus::Pending))
+        .exec(&txn)
+        .await?;
+    if res.rows_affected == 0 && send.recipients > 0 {
+        return Err(not_cancellable(
+            "Every message of this send has been handed over already",
+        ));
+    }
+    push_send::Entity::update_many()
+        .col_expr(push_send::Column::Cancelled, Expr::value(true))
+        .filter(push_send::Column::Id.eq(send_id))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(res.rows_affected)
+}
+
+pub fn not_found() -> Error {
+    Error::api(
+        StatusCode::NOT_FOUND,
+        "svc_push_send_not_found",
+        "No such send",
+    )
+}
+
+fn not_cancellable(message: &str) -> Error {
+    Error::api(StatusCode::CONFLICT, "svc_push_not_cancellable", message)
+}

@@ -1,0 +1,378 @@
+//! Site settings: stored in `svc_settings` (one row per key, JSON values),
+//! changed by `keel svc settings` or the admin REST routes, read through a
+//! one-second cache so changes take effect without a restart (at once in the
+//! process that made them).
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use chrono::Utc;
+use keel_platform::crypto::sha256_hex;
+use keel_platform::db::Db;
+use keel_platform::sea_orm::sea_query::OnConflict;
+use keel_platform::sea_orm::{EntityTrait, Set};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::domain::forms::valid_form_id;
+use crate::entity::setting;
+use crate::error::Error;
+
+/// The settings in effect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Origins allowed cross-origin requests; empty: none.
+    pub allowed_origins: Vec<String>,
+    /// Forms the public API serves.
+    pub forms_allowlist: Vec<String>,
+    pub push_enabled: bool,
+    pub appcheck_project_number: Option<String>,
+    pub appcheck_app_ids: Vec<String>,
+    /// SHA-256 of each accepted debug token.
+    pub appcheck_debug_token_hashes: Vec<String>,
+    /// Submissions per minute per verified client.
+    pub submission_rate_limit: u32,
+    pub payload_limit_bytes: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            allowed_origins: Vec::new(),
+            forms_allowlist: Vec::new(),
+            push_enabled: true,
+            appcheck_project_number: None,
+            appcheck_app_ids: Vec::new(),
+            appcheck_debug_token_hashes: Vec::new(),
+            submission_rate_limit: 10,
+            payload_limit_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// The settings as admins see them (debug tokens only counted).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SettingsView {
+    pub allowed_origins: Vec<String>,
+    pub forms_allowlist: Vec<String>,
+    pub push_enabled: bool,
+    pub appcheck_project_number: Option<String>,
+    pub appcheck_app_ids: Vec<String>,
+    /// How many debug tokens are configured (they are stored hashed).
+    pub appcheck_debug_tokens: usize,
+    pub submission_rate_limit: u32,
+    pub payload_limit_bytes: u64,
+}
+
+impl From<&Settings> for SettingsView {
+    fn from(s: &Settings) -> Self {
+        Self {
+            allowed_origins: s.allowed_origins.clone(),
+            forms_allowlist: s.forms_allowlist.clone(),
+            push_enabled: s.push_enabled,
+            appcheck_project_number: s.appcheck_project_number.clone(),
+            appcheck_app_ids: s.appcheck_app_ids.clone(),
+            appcheck_debug_tokens: s.appcheck_debug_token_hashes.len(),
+            submission_rate_limit: s.submission_rate_limit,
+            payload_limit_bytes: s.payload_limit_bytes,
+        }
+    }
+}
+
+/// A partial update; absent fields stay as they are.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsPatch {
+    pub allowed_origins: Option<Vec<String>>,
+    pub forms_allowlist: Option<Vec<String>>,
+    pub push_enabled: Option<bool>,
+    /// Empty string clears it.
+    pub appcheck_project_number: Option<String>,
+    pub appcheck_app_ids: Option<Vec<String>>,
+    /// Replaces the accepted debug tokens (stored hashed).
+    pub appcheck_debug_tokens: Option<Vec<String>>,
+    pub submission_rate_limit: Option<u32>,
+    pub payload_limit_bytes: Option<u64>,
+}
+
+fn invalid(key: &str, problem: &str) -> Error {
+    Error::api(
+        StatusCode::BAD_REQUEST,
+        "rest_invalid_param",
+        format!("Invalid parameter: {key} {problem}"),
+    )
+    .with("params", vec![key.to_owned()])
+}
+
+impl SettingsPatch {
+    /// One `key value` pair from the command line (lists comma-separated).
+    pub fn from_pair(key: &str, value: &str) -> Result<Self, Error> {
+        let list = || -> Vec<String> {
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        let number = |max: u64| value.trim().parse::<u64>().ok().filter(|n| *n <= max);
+        let mut p = Self::default();
+        match key {
+            "allowed_origins" => p.allowed_origins = Some(list()),
+            "forms_allowlist" => p.forms_allowlist = Some(list()),
+            "push_enabled" => {
+                p.push_enabled = Some(match value.trim() {
+                    "true" | "on" | "1" | "yes" => true,
+                    "false" | "off" | "0" | "no" => false,
+                    _ => return Err(invalid(key, "must be true or false")),
+                });
+            }
+            "appcheck_project_number" => p.appcheck_project_number = Some(value.trim().to_owned()),
+            "appcheck_app_ids" => p.appcheck_app_ids = Some(list()),
+            "appcheck_debug_tokens" => p.appcheck_debug_tokens = Some(list()),
+            "submission_rate_limit" => {
+                let n = number(u64::from(u32::MAX))
+                    .ok_or_else(|| invalid(key, "must be a whole number"))?;
+                p.submission_rate_limit = Some(u32::try_from(n).unwrap_or(u32::MAX));
+            }
+            "payload_limit_bytes" => {
+                p.payload_limit_bytes =
+                    Some(number(u64::MAX).ok_or_else(|| invalid(key, "must be a whole number"))?);
+            }
+            other => return Err(invalid(other, "is not a setting")),
+        }
+        Ok(p)
+    }
+
+    /// Checks every given value; the (key, JSON) rows to write.
+    fn rows(self) -> Result<Vec<(&'static str, Value)>, Error> {
+        let mut rows: Vec<(&'static str, Value)> = Vec::new();
+        if let Some(origins) = self.allowed_origins {
+            for o in &origins {
+                if !valid_origin(o) {
+                    return Err(invalid(
+                        "allowed_origins",
+                        &format!("has {o:?}, which is not scheme://host[:port]"),
+                    ));
+                }
+            }
+            rows.push(("allowed_origins", Value::from(origins)));
+        }
+        if let Some(forms) = self.forms_allowlist {
+            if let Some(bad) = forms.iter().find(|f| !valid_form_id(f)) {
+                return Err(invalid(
+                    "forms_allowlist",
+                    &format!("has {bad:?}, which is not a form id"),
+                ));
+            }
+            rows.push(("forms_allowlist", Value::from(forms)));
+        }
+        if let Some(on) = self.push_enabled {
+            rows.push(("push_enabled", Value::from(on)));
+        }
+        if let Some(number) = self.appcheck_project_number {
+            let number = number.trim().to_owned();
+            if !number.is_empty() && !number.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(invalid(
+                    "appcheck_project_number",
+                    "must be digits (the Firebase project number)",
+                ));
+            }
+            rows.push((
+                "appcheck_project_number",
+                if number.is_empty() {
+                    Value::Null
+                } else {
+                    Value::from(number)
+                },
+            ));
+        }
+        if let Some(ids) = self.appcheck_app_ids {
+            rows.push(("appcheck_app_ids", Value::from(ids)));
+        }
+        if let Some(tokens) = self.appcheck_debug_tokens {
+            let hashes: Vec<String> = tokens
+                .iter()
+                .map(|t| sha256_hex(t.trim().as_bytes()))
+                .collect();
+            rows.push(("appcheck_debug_tokens", Value::from(hashes)));
+        }
+        if let Some(n) = self.submission_rate_limit {
+            if !(1..=100_000_000).contains(&n) {
+                return Err(invalid(
+                    "submission_rate_limit",
+                    "must be between 1 and 100000000",
+                ));
+            }
+            rows.push(("submission_rate_limit", Value::from(n)));
+        }
+        if let Some(n) = self.payload_limit_bytes {
+            if !(256..=8 * 1024 * 1024).contains(&n) {
+                return Err(invalid(
+                    "payload_limit_bytes",
+                    "must be between 256 and 8388608",
+                ));
+            }
+            rows.push(("payload_limit_bytes", Value::from(n)));
+        }
+        Ok(rows)
+    }
+}
+
+fn valid_origin(o: &str) -> bool {
+    let Ok(u) = url::Url::parse(o) else {
+        return false;
+    };
+    matches!(u.scheme(), "http" | "https")
+        && u.host_str().is_some()
+        && u.path() == "/"
+        && !o.ends_with('/')
+        && u.query().is_none()
+        && u.username().is_empty()
+}
+
+fn from_rows(rows: Vec<setting::Model>) -> Settings {
+    let map: HashMap<String, Value> = rows
+        .into_iter()
+        .filter_map(|r| Some((r.key, serde_json::from_str(&r.value).ok()?)))
+        .collect();
+    let list =
+        |k: &str| -> Option<Vec<String>> { serde_json::from_value(map.get(k)?.clone()).ok() };
+    let d = Settings::default();
+    Settings {
+        allowed_origins: list("allowed_origins").unwrap_or(d.allowed_origins),
+        forms_allowlist: list("forms_allowlist").unwrap_or(d.forms_allowlist),
+        push_enabled: map
+            .get("push_enabled")
+            .and_then(Value::as_bool)
+            .unwrap_or(d.push_enabled),
+        appcheck_project_number: map
+            .get("appcheck_project_number")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        appcheck_app_ids: list("appcheck_app_ids").unwrap_or(d.appcheck_app_ids),
+        appcheck_debug_token_hashes: list("appcheck_debug_tokens")
+            .unwrap_or(d.appcheck_debug_token_hashes),
+        submission_rate_limit: map
+            .get("submission_rate_limit")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(d.submission_rate_limit),
+        payload_limit_bytes: map
+            .get("payload_limit_bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(d.payload_limit_bytes),
+    }
+}
+
+/// The last read and when it was made.
+type Cached = Option<(Arc<Settings>, Instant)>;
+
+/// Reads and writes the settings; cheap to clone.
+#[derive(Clone)]
+pub struct SettingsStore {
+    db: Db,
+    cache: Arc<RwLock<Cached>>,
+    ttl: Duration,
+}
+
+impl SettingsStore {
+    pub fn new(db: Db) -> Self {
+        Self {
+            db,
+            cache: Arc::new(RwLock::new(None)),
+            ttl: Duration::from_secs(1),
+        }
+    }
+
+    /// The settings in effect (at most one second old).
+    pub async fn get(&self) -> Result<Arc<Settings>, Error> {
+        let cached = self
+            .cache
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .filter(|(_, at)| at.elapsed() < self.ttl);
+        if let Some((s, _)) = cached {
+            return Ok(s);
+        }
+        let rows = setting::Entity::find().all(self.db.read()).await?;
+        let fresh = Arc::new(from_rows(rows));
+        *self
+            .cache
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((fresh.clone(), Instant::now()));
+        Ok(fresh)
+    }
+
+    /// Applies `patch` (all of it, or nothing if a value is invalid).
+    pub async fn update(&self, patch: SettingsPatch) -> Result<Arc<Settings>, Error> {
+        let rows = patch.rows()?;
+        let now = Utc::now();
+        let txn = self.db.begin_write().await?;
+        for (key, value) in rows {
+            setting::Entity::insert(setting::ActiveModel {
+                key: Set(key.to_owned()),
+                value: Set(value.to_string()),
+                updated_at: Set(now),
+            })
+            .on_conflict(
+                OnConflict::column(setting::Column::Key)
+                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
+                    .to_owned(),
+            )
+            .exec_without_returning(&txn)
+            .await?;
+        }
+        txn.commit().await?;
+        *self
+            .cache
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        self.get().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_scheme_host_and_port_only() {
+        assert!(valid_origin("https://app.example.com"));
+        assert!(valid_origin("http://localhost:3000"));
+        assert!(!valid_origin("https://app.example.com/"));
+        assert!(!valid_origin("https://app.example.com/path"));
+        assert!(!valid_origin("app.example.com"));
+        assert!(!valid_origin("ftp://x.example"));
+    }
+
+    #[test]
+    fn command_line_pairs_parse_by_key() {
+        let p = SettingsPatch::from_pair("allowed_origins", "https://a.example, https://b.example")
+            .unwrap();
+        assert_eq!(p.allowed_origins.map(|v| v.len()), Some(2));
+        assert!(
+            SettingsPatch::from_pair("push_enabled", "off")
+                .unwrap()
+                .push_enabled
+                == Some(false)
+        );
+        assert!(SettingsPatch::from_pair("nope", "1").is_err());
+        assert!(SettingsPatch::from_pair("submission_rate_limit", "ten").is_err());
+    }
+
+    #[test]
+    fn debug_tokens_are_kept_as_hashes() {
+        let p = SettingsPatch {
+            appcheck_debug_tokens: Some(vec!["secret-debug".into()]),
+            ..Default::default()
+        };
+        let rows = p.rows().unwrap();
+        assert_eq!(rows[0].1, serde_json::json!([sha256_hex(b"secret-debug")]));
+    }
+}

@@ -1,0 +1,198 @@
+//! Forms and submissions in the database (used by the routes and the CLI).
+
+use axum::http::StatusCode;
+use chrono::Utc;
+use keel_platform::db::Db;
+use keel_platform::sea_orm::sea_query::OnConflict;
+use keel_platform::sea_orm::{
+    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+
+use crate::domain::forms::{FormDef, Values};
+use crate::entity::{form, submission};
+use crate::error::Error;
+
+pub fn not_found() -> Error {
+    Error::api(StatusCode::NOT_FOUND, "form_not_found", "Form not found")
+}
+
+fn to_def(row: form::Model) -> Result<FormDef, Error> {
+    Ok(FormDef {
+        fields: serde_json::from_str(&row.fields).map_err(Error::internal)?,
+        id: row.id,
+        title: row.title,
+    })
+}
+
+pub async fn get_form(db: &Db, id: &str) -> Result<Option<FormDef>, Error> {
+    form::Entity::find_by_id(id)
+        .one(db.read())
+        .await?
+        .map(to_def)
+        .transpose()
+}
+
+pub async fn list_forms(db: &Db) -> Result<Vec<FormDef>, Error> {
+    form::Entity::find()
+        .order_by_asc(form::Column::Id)
+        .all(db.read())
+        .await?
+        .into_iter()
+        .map(to_def)
+        .collect()
+}
+
+/// Creates or replaces a form definition (checked first).
+pub async fn put_form(db: &Db, def: &FormDef) -> Result<(), Error> {
+    def.check()?;
+    let now = Utc::now();
+    let fields = serde_json::to_string(&def.fields).map_err(Error::internal)?;
+    form::Entity::insert(form::ActiveModel {
+        id: Set(def.id.clone()),
+        title: Set(def.title.trim().to_owned()),
+        fields: Set(fields),
+        created_at: Set(now),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(form::Column::Id)
+            .update_columns([
+                form::Column::Title,
+                form::Column::Fields,
+                form::Column::UpdatedAt,
+            ])
+            .to_owned(),
+    )
+    .exec_without_returning(db.write())
+    .await?;
+    Ok(())
+}
+
+/// Deletes a form and its submissions; false if there was none.
+pub async fn delete_form(db: &Db, id: &str) -> Result<bool, Error> {
+    let txn = db.begin_write().await?;
+    submission::Entity::delete_many()
+        .filter(submission::Column::FormId.eq(id))
+        .exec(&txn)
+        .await?;
+    let res = form::Entity::delete_by_id(id).exec(&txn).await?;
+    txn.commit().await?;
+    Ok(res.rows_affected > 0)
+}
+
+/// A submission to store.
+#[derive(Debug, Clone)]
+pub struct NewSubmission {
+    pub form_id: String,
+    pub values: Values,
+    pub app_id: String,
+}
+
+/// Stores submissions in one statement; their ids, in order.
+pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec<i64>, Error> {
+    let n = items.len();
+    let now = Utc::now();
+    let rows = items.into_iter().map(|s| submission::ActiveModel {
+        form_id: Set(s.form_id),
+        field_values: Set(serde_json::Value::Object(s.values).to_string()),
+        app_id: Set(s.app_id),
+        created_at: Set(now),
+        ..Default::default()
+    });
+    let inserted = submission::Entity::insert_many(rows)
+        .exec_with_returning(db.write())
+        .await?;
+    // Ids are drawn in VALUES order; RETURNING's own order is not promised.
+    let mut ids: Vec<i64> = inserted.into_iter().map(|r| r.id).collect();
+    ids.sort_unstable();
+    if ids.len() != n {
+        return Err(Error::internal(format!(
+            "stored {} of {n} submissions",
+            ids.len()
+        )));
+    }
+    Ok(ids)
+}
+
+/// A page of submissions, newest first, and the total.
+pub async fn submissions(
+    db: &Db,
+    form_id: &str,
+    page: u64,
+    per_page: u64,
+) -> Result<(Vec<submission::Model>, u64), Error> {
+    let q = submission::Entity::find().filter(submission::Column::FormId.eq(form_id));
+    let total = q.clone().count(db.read()).await?;
+    let rows = q
+        .order_by_desc(submission::Column::Id)
+        .offset((page - 1) * per_page)
+        .limit(per_page)
+        .all(db.read())
+        .await?;
+    Ok((rows, total))
+}
+
+/// Submissions with ids above `after`, oldest first (for streaming exports).
+pub async fn submissions_after(
+    db: &Db,
+    form_id: &str,
+    after: i64,
+    limit: u64,
+) -> Result<Vec<submission::Model>, Error> {
+    Ok(submission::Entity::find()
+        .filter(submission::Column::FormId.eq(form_id))
+        .filter(submission::Column::Id.gt(after))
+        .order_by_asc(submission::Column::Id)
+        .limit(limit)
+        .all(db.read())
+        .await?)
+}
+
+type FormEntries = std::collections::HashMap<String, (Option<FormDef>, std::time::Instant)>;
+
+/// Form definitions read through a one-second cache (like the settings);
+/// the process's own changes clear it at once.
+#[derive(Clone)]
+pub struct FormCache {
+    db: Db,
+    entries: std::sync::Arc<std::sync::RwLock<FormEntries>>,
+}
+
+impl FormCache {
+    pub fn new(db: Db) -> Self {
+        Self {
+            db,
+            entries: std::sync::Arc::default(),
+        }
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<FormDef>, Error> {
+        let hit = self
+            .entries
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .filter(|(_, at)| at.elapsed() < std::time::Duration::from_secs(1))
+            .map(|(def, _)| def.clone());
+        if let Some(def) = hit {
+            return Ok(def);
+        }
+        let def = get_form(&self.db, id).await?;
+        let mut entries = self
+            .entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if entries.len() > 10_000 {
+            entries.clear();
+        }
+        entries.insert(id.to_owned(), (def.clone(), std::time::Instant::now()));
+        Ok(def)
+    }
+
+    pub fn forget(&self) {
+        self.entries
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+}

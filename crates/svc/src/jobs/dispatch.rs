@@ -1,0 +1,137 @@
+//! The dispatch job: batches every due message of a send (at most 100 a
+//! batch, each with its send-batch job in the same transaction), and
+//! schedules itself again for messages due later (local-time sends).
+
+use chrono::{DateTime, Utc};
+use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
+use keel_platform::sea_orm::sea_query::{Expr, Func};
+use keel_platform::sea_orm::{
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use serde::{Deserialize, Serialize};
+
+use super::Delivery;
+use super::send_batch::SendBatch;
+use crate::entity::push_message::{self, MessageStatus};
+use crate::entity::push_send;
+use crate::expo::MAX_MESSAGES;
+
+/// A send with at least this many recipients has PostgreSQL refresh the
+/// messages table's statistics before batching: right after a bulk insert
+/// they still describe a small table, and the planner then batches by
+/// scanning every pending message of the send instead of using the key.
+const ANALYZE_FROM_RECIPIENTS: i64 = 1000;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub send_id: String,
+}
+
+impl Job for Dispatch {
+    const KIND: &'static str = "svc.push.dispatch";
+}
+
+pub fn register(registry: &mut JobRegistry, d: Delivery) {
+    registry.register(move |job: Dispatch, _ctx: JobContext| {
+        let d = d.clone();
+        async move { run(&d, &job.send_id).await }
+    });
+}
+
+/// Schedules the send's dispatch at `at` (once per send and moment).
+pub async fn schedule<C: ConnectionTrait>(
+    conn: &C,
+    send_id: &str,
+    at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let key = format!("dispatch:{send_id}:{}", at.timestamp());
+    let job = Dispatch {
+        send_id: send_id.to_owned(),
+    };
+    jobs::enqueue_unique(conn, &job, &key, at).await?;
+    Ok(())
+}
+
+/// When the send's first pending message is due.
+pub async fn earliest_pending<C: ConnectionTrait>(
+    conn: &C,
+    send_id: &str,
+) -> Result<Option<DateTime<Utc>>, DbErr> {
+    let row: Option<Option<DateTime<Utc>>> = push_message::Entity::find()
+        .select_only()
+        .expr_as(Func::min(Expr::col(push_message::Column::DueAt)), "first")
+        .filter(push_message::Column::SendId.eq(send_id))
+        .filter(push_message::Column::Status.eq(MessageStatus::Pending))
+        .into_tuple()
+        .one(conn)
+        .await?;
+    Ok(row.flatten())
+}
+
+async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
+    let Some(send) = push_send::Entity::find_by_id(send_id)
+        .one(d.db.read())
+        .await?
+    else {
+        return Ok(());
+    };
+    if send.cancelled {
+        return Ok(());
+    }
+    if d.db.is_postgres() && send.recipients >= ANALYZE_FROM_RECIPIENTS {
+        d.db.write()
+            .execute_unprepared("ANALYZE svc_push_messages")
+            .await?;
+    }
+    while batch_due(d, send_id).await? {}
+    if let Some(next) = earliest_pending(d.db.read(), send_id).await? {
+        schedule(d.db.write(), send_id, next).await?;
+    }
+    Ok(())
+}
+
+/// Batches up to 20 batches' worth of due messages; false when none was due.
+async fn batch_due(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
+    let now = Utc::now();
+    let due: Vec<String> = push_message::Entity::find()
+        .select_only()
+        .column(push_message::Column::PushToken)
+        .filter(push_message::Column::SendId.eq(send_id))
+        .filter(push_message::Column::Status.eq(MessageStatus::Pending))
+        .filter(push_message::Column::DueAt.lte(now))
+        // The index's own order: the query stops after the limit instead
+        // of sorting every pending message of the send each round.
+        .order_by_asc(push_message::Column::DueAt)
+        .limit(u64::try_from(MAX_MESSAGES * 20).unwrap_or(2000))
+        .into_tuple()
+        .all(d.db.read())
+        .await?;
+    if due.is_empty() {
+        return Ok(false);
+    }
+    let txn = d.db.begin_write().await?;
+    for chunk in due.chunks(MAX_MESSAGES) {
+        let batch_id = uuid::Uuid::new_v4().to_string();
+        push_message::Entity::update_many()
+            .col_expr(
+                push_message::Column::Status,
+                Expr::value(MessageStatus::Batched),
+            )
+            .col_expr(
+                push_message::Column::BatchId,
+                Expr::value(batch_id.as_str()),
+            )
+            .filter(push_message::Column::SendId.eq(send_id))
+            .filter(push_message::Column::PushToken.is_in(chunk.iter().map(String::as_str)))
+            .filter(push_message::Column::Status.eq(MessageStatus::Pending))
+            .exec(&txn)
+            .await?;
+        let job = SendBatch {
+            send_id: send_id.to_owned(),
+            batch_id: batch_id.clone(),
+        };
+        jobs::enqueue_unique(&txn, &job, &format!("batch:{batch_id}"), now).await?;
+    }
+    txn.commit().await?;
+    Ok(true)
+}

@@ -1,0 +1,244 @@
+//! The send-batch job: one Expo request for a batch of at most 100
+//! messages, every outcome stored in one statement with the receipts job.
+//! Devices no longer active when the batch goes out are skipped.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use keel_platform::db::Db;
+use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
+use keel_platform::sea_orm::sea_query::OnConflict;
+use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::receipts::Receipts;
+use super::{DEVICE_NOT_REGISTERED, Delivery, deactivate, round_up};
+use crate::entity::push_message::{self, MessageStatus};
+use crate::entity::{push_device, push_send};
+use crate::expo::{Failure, Message, Ticket};
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SendBatch {
+    pub send_id: String,
+    pub batch_id: String,
+}
+
+impl Job for SendBatch {
+    const KIND: &'static str = "svc.push.batch";
+    const MAX_ATTEMPTS: u32 = 10;
+}
+
+pub fn register(registry: &mut JobRegistry, d: Delivery) {
+    registry.register(move |job: SendBatch, ctx: JobContext| {
+        let d = d.clone();
+        async move { run(&d, &job, ctx).await }
+    });
+}
+
+/// How one message of the batch ended.
+enum Outcome {
+    Ticket(Option<Ticket>, DateTime<Utc>),
+    Refused(String),
+    Cancelled,
+    /// The device was no longer active when its batch went out.
+    Skipped,
+}
+
+async fn run(d: &Delivery, job: &SendBatch, ctx: JobContext) -> Result<(), JobError> {
+    let messages = push_message::Entity::find()
+        .filter(push_message::Column::BatchId.eq(job.batch_id.as_str()))
+        .filter(push_message::Column::Status.eq(MessageStatus::Batched))
+        .order_by_asc(push_message::Column::PushToken)
+        .all(d.db.read())
+        .await?;
+    if messages.is_empty() {
+        return Ok(()); // answered already
+    }
+    let Some(send) = push_send::Entity::find_by_id(job.send_id.as_str())
+        .one(d.db.read())
+        .await?
+    else {
+        return Ok(());
+    };
+    if send.cancelled {
+        return finish(d, &messages, None, |_| Outcome::Cancelled).await;
+    }
+    // A device unregistered (or found gone by a receipt) after the send was
+    // created stops receiving it: checked as the batch goes out.
+    let active = active_tokens(&d.db, &messages).await?;
+    let going: Vec<usize> = (0..messages.len())
+        .filter(|&i| active.contains(&messages[i].push_token))
+        .collect();
+    if going.is_empty() {
+        return finish(d, &messages, None, |_| Outcome::Skipped).await;
+    }
+    let data: Option<Value> = send
+        .data
+        .as_deref()
+        .and_then(|d| serde_json::from_str(d).ok());
+    let out: Vec<Message> = going
+        .iter()
+        .map(|&i| Message {
+            to: messages[i].push_token.clone(),
+            title: send.title.clone(),
+            body: send.body.clone(),
+            data: data.clone(),
+            sound: "default",
+            priority: "high",
+        })
+        .collect();
+    // Message index → its place in the request (None: skipped).
+    let mut place = vec![None; messages.len()];
+    for (k, &i) in going.iter().enumerate() {
+        place[i] = Some(k);
+    }
+    let refused = |reason: String| {
+        let place = &place;
+        move |i: usize| match place[i] {
+            Some(_) => Outcome::Refused(reason.clone()),
+            None => Outcome::Skipped,
+        }
+    };
+    match d.expo.send(&out).await {
+        Ok(tickets) => {
+            let now = Utc::now();
+            let receipts = (job.send_id.as_str(), receipts_at(d, now));
+            finish(d, &messages, Some(receipts), |i| match place[i] {
+                Some(k) => Outcome::Ticket(tickets.get(k).cloned(), now),
+                None => Outcome::Skipped,
+            })
+            .await
+        }
+        Err(Failure::Rejected { reason }) => {
+            tracing::warn!(batch = %job.batch_id, %reason, "Expo refused a batch; not retrying");
+            finish(d, &messages, None, refused(reason)).await
+        }
+        Err(Failure::Retry { reason, .. }) if ctx.is_last_attempt() => {
+            tracing::error!(batch = %job.batch_id, %reason, "a batch failed on every attempt");
+            finish(
+                d,
+                &messages,
+                None,
+                refused(format!("RETRIES_EXHAUSTED: {reason}")),
+            )
+            .await
+        }
+        Err(Failure::Retry { reason, after }) => Err(match after {
+            Some(after) => JobError::retry_after(reason, after),
+            None => JobError::retry(reason),
+        }),
+    }
+}
+
+/// When the receipts of tickets got at `sent` are asked for: after the
+/// delay, rounded up to the minute (to the second for delays under a
+/// minute), so one request serves every batch of that minute.
+fn receipts_at(d: &Delivery, sent: DateTime<Utc>) -> DateTime<Utc> {
+    let delay = d.delay();
+    round_up(sent + delay, delay)
+}
+
+/// Which of the messages' devices are active now.
+async fn active_tokens(
+    db: &Db,
+    messages: &[push_message::Model],
+) -> Result<HashSet<String>, JobError> {
+    let tokens: Vec<String> = push_device::Entity::find()
+        .select_only()
+        .column(push_device::Column::PushToken)
+        .filter(
+            push_device::Column::PushToken.is_in(messages.iter().map(|m| m.push_token.as_str())),
+        )
+        .filter(push_device::Column::Active.eq(true))
+        .into_tuple()
+        .all(db.read())
+        .await?;
+    Ok(tokens.into_iter().collect())
+}
+
+/// The stored form of one message's outcome.
+fn row_of(
+    m: &push_message::Model,
+    outcome: Outcome,
+    gone: &mut Vec<String>,
+) -> push_message::ActiveModel {
+    let mut row = push_message::ActiveModel {
+        send_id: Set(m.send_id.clone()),
+        push_token: Set(m.push_token.clone()),
+        due_at: Set(m.due_at),
+        status: Set(MessageStatus::Error),
+        batch_id: Set(m.batch_id.clone()),
+        ticket_id: Set(None),
+        ticket_error: Set(None),
+        sent_at: Set(None),
+        receipt_status: Set(None),
+        receipt_error: Set(None),
+    };
+    match outcome {
+        Outcome::Ticket(Some(t), at) if t.status == "ok" => {
+            row.status = Set(MessageStatus::Sent);
+            row.ticket_id = Set(t.id);
+            row.sent_at = Set(Some(at));
+        }
+        Outcome::Ticket(t, at) => {
+            let code = t
+                .as_ref()
+                .and_then(|t| t.details.as_ref().and_then(|d| d.error.clone()))
+                .unwrap_or_else(|| "UNKNOWN_ERROR".to_owned());
+            if code == DEVICE_NOT_REGISTERED {
+                gone.push(m.push_token.clone());
+            }
+            row.ticket_error = Set(Some(code));
+            row.sent_at = Set(Some(at));
+        }
+        Outcome::Refused(reason) => row.ticket_error = Set(Some(reason.chars().take(64).collect())),
+        Outcome::Cancelled => row.status = Set(MessageStatus::Cancelled),
+        Outcome::Skipped => row.status = Set(MessageStatus::Skipped),
+    }
+    row
+}
+
+/// Stores every message's outcome in one statement, deactivates devices
+/// Expo no longer knows, and, for an accepted batch, enqueues its receipts
+/// job in the same transaction (each batch has its own, so none is missed;
+/// the first to run asks for every receipt due by then).
+async fn finish(
+    d: &Delivery,
+    messages: &[push_message::Model],
+    receipts: Option<(&str, DateTime<Utc>)>,
+    outcome: impl Fn(usize) -> Outcome,
+) -> Result<(), JobError> {
+    let mut gone = Vec::new();
+    let rows: Vec<push_message::ActiveModel> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| row_of(m, outcome(i), &mut gone))
+        .collect();
+    let txn = d.db.begin_write().await?;
+    push_message::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([
+                push_message::Column::SendId,
+                push_message::Column::PushToken,
+            ])
+            .update_columns([
+                push_message::Column::Status,
+                push_message::Column::TicketId,
+                push_message::Column::TicketError,
+                push_message::Column::SentAt,
+            ])
+            .to_owned(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+    deactivate(&txn, &gone).await?;
+    if let Some((send_id, at)) = receipts {
+        let job = Receipts {
+            send_id: send_id.to_owned(),
+        };
+        jobs::enqueue_at(&txn, &job, at).await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! The form API (no user login; App Check plus the forms allow-list).
+
+use std::net::SocketAddr;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::header::CACHE_CONTROL;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use keel_platform::http::input::{self, Formats};
+
+use super::cors;
+use crate::domain::forms::{FieldDef, FormDef, check_submission, valid_form_id};
+use crate::domain::hooks::{self, AppCheckVerified};
+use crate::domain::site;
+use crate::error::{Error, ErrorBody};
+use crate::state::AppState;
+
+pub const APPCHECK_HEADER: &str = "x-vendor-appcheck";
+
+fn no_route() -> Error {
+    Error::api(
+        StatusCode::NOT_FOUND,
+        "rest_no_route",
+        "No route was found matching the URL and request method.",
+    )
+}
+
+fn header_token(headers: &HeaderMap) -> Option<&str> {
+    headers.get(APPCHECK_HEADER).and_then(|v| v.to_str().ok())
+}
+
+/// An allow-listed form that exists.
+async fn served_form(state: &AppState, form_id: &str) -> Result<FormDef, Error> {
+    let settings = state.settings.get().await?;
+    if !settings.forms_allowlist.iter().any(|f| f == form_id) {
+        return Err(site::not_found());
+    }
+    state.forms.get(form_id).await?.ok_or_else(site::not_found)
+}
+
+async fn verified(state: &AppState, token: Option<&str>, form_id: &str) -> Result<String, Error> {
+    let settings = state.settings.get().await?;
+    let v = state.appcheck.verify(token, &settings).await?;
+    hooks::appcheck_verified(
+        &state.audit,
+        AppCheckVerified {
+            app_id: v.app_id.clone(),
+            form_id: form_id.to_owned(),
+            token: token.unwrap_or_default().trim().to_owned(),
+        },
+    )
+    .await
+    .map_err(Error::internal)?;
+    Ok(v.app_id)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct FieldsResponse {
+    id: String,
+    title: String,
+    fields: Vec<FieldDef>,
+}
+
+/// The field list of an allow-listed form.
+#[utoipa::path(get, path = "/forms/{form_id}/fields", tag = "forms",
+    params(
+        ("form_id" = String, Path, description = r"Matches ^\d+(?::(?:\d+|[a-f0-9-]{36}))?$"),
+        ("X-Vendor-AppCheck" = String, Header, description = "App Check token"),
+    ),
+    responses(
+        (status = 200, description = "Sent with Cache-Control: private, no-store", body = FieldsResponse),
+        (status = 403, description = "appcheck_failed", body = ErrorBody),
+        (status = 404, description = "form_not_found", body = ErrorBody),
+    ))]
+pub async fn fields(
+    State(state): State<AppState>,
+    Path(form_id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, Error> {
+    if !valid_form_id(&form_id) {
+        return Err(no_route());
+    }
+    verified(&state, header_token(&headers), &form_id).await?;
+    let def = served_form(&state, &form_id).await?;
+    let mut resp = Json(FieldsResponse {
+        id: def.id,
+        title: def.title,
+        fields: def.fields,
+    })
+    .into_response();
+    resp.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    Ok(resp)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Submitted {
+    success: bool,
+    /// The stored submission's id.
+    id: i64,
+}
+
+/// Documents the body of POST /submit/{form_id}.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub struct SubmitBody {
+    /// Field id → scalar value.
+    #[schema(value_type = Object)]
+    fields: Value,
+    /// Legacy alternative to the X-Vendor-AppCheck header.
+    app_check_token: Option<String>,
+}
+
+/// Submit values to an allow-listed form.
+#[utoipa::path(post, path = "/submit/{form_id}", tag = "forms",
+    params(
+        ("form_id" = String, Path, description = r"Matches ^\d+(?::(?:\d+|[a-f0-9-]{36}))?$"),
+        ("X-Vendor-AppCheck" = Option<String>, Header, description = "App Check token (or body app_check_token)"),
+    ),
+    request_body(description = "JSON, or a form with bracketed keys (fields[name]=Ada)", content(
+        (SubmitBody = "application/json"),
+        (SubmitBody = "application/x-www-form-urlencoded"),
+        (SubmitBody = "multipart/form-data"),
+    )),
+    responses(
+        (status = 200, description = "Accepted and stored", body = Submitted),
+        (status = 400, description = "missing_fields, invalid_fields (ids in data.fields) or invalid_email", body = ErrorBody),
+        (status = 403, description = "appcheck_failed", body = ErrorBody),
+        (status = 404, description = "form_not_found", body = ErrorBody),
+        (status = 413, description = "invalid_fields: over the payload limit", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub async fn submit(
+    State(state): State<AppState>,
+    Path(form_id): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Submitted>, Error> {
+    if !valid_form_id(&form_id) {
+        return Err(no_route());
+    }
+    // Read what may be read; judge the size only in its turn.
+    let bytes = axum::body::to_bytes(body, state.cfg.submit_hard_limit)
+        .await
+        .ok();
+    let parsed: Option<Value> = match &bytes {
+        Some(b) => input::parse(&headers, b.clone(), Formats::ANY).await.ok(),
+        None => None,
+    };
+    let token = header_token(&headers).or_else(|| {
+        parsed
+            .as_ref()
+            .and_then(|v| v.get("app_check_token"))
+            .and_then(Value::as_str)
+    });
+    let app_id = verified(&state, token, &form_id).await?;
+    let def = served_form(&state, &form_id).await?;
+    let settings = state.settings.get().await?;
+    let ip = keel_platform::http::client_ip(
+        peer.ip(),
+        &headers,
+        &state.platform.config.http.trusted_proxies,
+    );
+    let decision = state
+        .platform
+        .cache
+        .hit(
+            &format!("svc:submit:{app_id}:{ip}"),
+            u64::from(settings.submission_rate_limit),
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .map_err(Error::internal)?;
+    if !decision.allowed {
+        return Err(Error::api(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            "Too many submissions; try again later",
+        )
+        .retry_after(decision.retry_after.as_secs()));
+    }
+    let too_big = bytes
+        .as_ref()
+        .is_none_or(|b| u64::try_from(b.len()).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
+    if too_big {
+        return Err(Error::api(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_fields",
+            "The submitted data is too large",
+        )
+        .with("limit", settings.payload_limit_bytes));
+    }
+    let values = check_submission(&def, parsed.as_ref().and_then(|v| v.get("fields")))?;
+    let id = state
+        .submissions
+        .submit(site::NewSubmission {
+            form_id,
+            values,
+            app_id,
+        })
+        .await
+        .map_err(Error::internal)?;
+    Ok(Json(Submitted { success: true, id }))
+}
+
+async fn preflight(state: &AppState, headers: &HeaderMap, methods: &'static str) -> Response {
+    let mut resp = StatusCode::NO_CONTENT.into_response();
+    if cors::allowed_origin(state, headers).await.is_some() {
+        cors::preflight(resp.headers_mut(), methods);
+    }
+    resp
+}
+
+/// CORS preflight.
+#[utoipa::path(options, path = "/forms/{form_id}/fields", tag = "forms",
+    params(("form_id" = String, Path)),
+    responses((status = 204, description = "Preflight; CORS headers only for an allowed origin")))]
+pub async fn fields_preflight(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    preflight(&state, &headers, "GET, OPTIONS").await
+}
+
+/// CORS preflight.
+#[utoipa::path(options, path = "/submit/{form_id}", tag = "forms",
+    params(("form_id" = String, Path)),
+    responses((status = 204, description = "Preflight; CORS headers only for an allowed origin")))]
+pub async fn submit_preflight(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    preflight(&state, &headers, "POST, OPTIONS").await
+}

@@ -1,0 +1,50 @@
+//! Pages of a list, as the host site's REST API pages them: `page` and
+//! `per_page` in, `X-WP-Total` and `X-WP-TotalPages` out.
+
+use axum::Json;
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
+
+use crate::error::Error;
+
+#[derive(Deserialize, IntoParams)]
+pub struct Paging {
+    /// From 1 (default 1).
+    page: Option<u64>,
+    /// 1 to 100 (default 20).
+    per_page: Option<u64>,
+}
+
+impl Paging {
+    pub fn get(&self) -> Result<(u64, u64), Error> {
+        let page = self.page.unwrap_or(1);
+        let per_page = self.per_page.unwrap_or(20);
+        if page == 0 || !(1..=100).contains(&per_page) {
+            return Err(Error::api(
+                StatusCode::BAD_REQUEST,
+                "rest_invalid_param",
+                "page must be at least 1 and per_page 1 to 100",
+            ));
+        }
+        Ok((page, per_page))
+    }
+}
+
+pub fn paging_query(q: Result<Query<Paging>, QueryRejection>) -> Result<Paging, Error> {
+    q.map(|Query(p)| p)
+        .map_err(|e| Error::api(StatusCode::BAD_REQUEST, "rest_invalid_param", e.body_text()))
+}
+
+pub fn paged<T: Serialize>(body: T, total: u64, per_page: u64) -> Response {
+    let pages = total.div_ceil(per_page);
+    let mut resp = Json(body).into_response();
+    resp.headers_mut()
+        .insert("x-wp-total", HeaderValue::from(total));
+    resp.headers_mut()
+        .insert("x-wp-totalpages", HeaderValue::from(pages));
+    resp
+}

@@ -1,0 +1,173 @@
+//! The public push routes: POST and DELETE /register, GET /register/status.
+//! The push token itself is the credential of the last two.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use keel_platform::http::input::{self, Formats};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::domain::push::devices::{self, Registration, missing};
+use crate::error::{Error, ErrorBody};
+use crate::input::{Fields, RawBody};
+use crate::state::AppState;
+
+/// Documents the body of POST /register.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub struct RegisterBody {
+    /// `ExponentPushToken[...]` or `ExpoPushToken[...]`
+    push_token: String,
+    /// `ios` or `android`
+    device_type: String,
+    device_model: Option<String>,
+    os_version: Option<String>,
+    app_version: Option<String>,
+    /// A locale tag, e.g. `en-US`.
+    locale: Option<String>,
+    /// An IANA zone, e.g. `Europe/Berlin`.
+    timezone: Option<String>,
+    user_label: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Registered {
+    success: bool,
+    /// False when a known device was updated (and reactivated).
+    created: bool,
+    active: bool,
+}
+
+/// Register a device, or update (and reactivate) a known one.
+#[utoipa::path(post, path = "/register", tag = "push",
+    params(("X-Vendor-AppCheck" = String, Header, description = "App Check token")),
+    request_body(description = "JSON, a urlencoded form or multipart form fields", content(
+        (RegisterBody = "application/json"),
+        (RegisterBody = "application/x-www-form-urlencoded"),
+        (RegisterBody = "multipart/form-data"),
+    )),
+    responses(
+        (status = 200, body = Registered),
+        (status = 400, description = "rest_missing_callback_param or rest_invalid_param, naming the field", body = ErrorBody),
+        (status = 403, description = "appcheck_failed", body = ErrorBody),
+        (status = 404, description = "push module off", body = ErrorBody),
+    ))]
+pub async fn register(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Fields(body): Fields,
+) -> Result<Json<Registered>, Error> {
+    let settings = state.settings.get().await?;
+    let token = headers
+        .get(crate::routes::APPCHECK_HEADER)
+        .and_then(|v| v.to_str().ok());
+    let verified = state.appcheck.verify(token, &settings).await?;
+    let reg = Registration::parse(&body)?;
+    let created = state
+        .registrations
+        .submit(devices::NewRegistration {
+            registration: reg,
+            app_id: verified.app_id,
+        })
+        .await
+        .map_err(Error::internal)?;
+    Ok(Json(Registered {
+        success: true,
+        created,
+        active: true,
+    }))
+}
+
+#[derive(Deserialize, IntoParams, ToSchema)]
+pub struct TokenParam {
+    /// The device's push token (query string or JSON body).
+    push_token: Option<String>,
+}
+
+/// The push token from the query string, or else from the body (JSON or
+/// form fields; a body that cannot be read holds no token).
+async fn token_of(
+    query: Option<String>,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Result<String, Error> {
+    if let Some(t) = query.filter(|t| !t.is_empty()) {
+        return Ok(t);
+    }
+    input::parse(headers, body, Formats::ANY)
+        .await
+        .ok()
+        .and_then(|v| {
+            v.get("push_token")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| missing("push_token"))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Unregistered {
+    success: bool,
+    active: bool,
+}
+
+/// Mark a device inactive; the push token is the credential.
+#[utoipa::path(delete, path = "/register", tag = "push",
+    params(TokenParam),
+    request_body(description = "Or the token in the body (JSON or form)", content(
+        (TokenParam = "application/json"),
+        (TokenParam = "application/x-www-form-urlencoded"),
+    )),
+    responses(
+        (status = 200, body = Unregistered),
+        (status = 400, body = ErrorBody),
+        (status = 404, description = "svc_push_device_not_found (or the module is off)", body = ErrorBody),
+    ))]
+pub async fn unregister(
+    State(state): State<AppState>,
+    Query(q): Query<TokenParam>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Json<Unregistered>, Error> {
+    let token = token_of(q.push_token, &headers, body).await?;
+    if !devices::deactivate(&state.db, &token, "unregistered").await? {
+        return Err(Error::api(
+            StatusCode::NOT_FOUND,
+            "svc_push_device_not_found",
+            "This push token is not registered",
+        ));
+    }
+    Ok(Json(Unregistered {
+        success: true,
+        active: false,
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RegistrationStatus {
+    registered: bool,
+    active: bool,
+}
+
+/// Whether this push token is registered and active.
+#[utoipa::path(get, path = "/register/status", tag = "push",
+    params(TokenParam),
+    responses(
+        (status = 200, body = RegistrationStatus),
+        (status = 400, body = ErrorBody),
+        (status = 404, description = "push module off", body = ErrorBody),
+    ))]
+pub async fn registration_status(
+    State(state): State<AppState>,
+    Query(q): Query<TokenParam>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Json<RegistrationStatus>, Error> {
+    let token = token_of(q.push_token, &headers, body).await?;
+    let (registered, active) = devices::status(&state.db, &token).await?;
+    Ok(Json(RegistrationStatus { registered, active }))
+}

@@ -1,0 +1,157 @@
+//! POST /send, GET and DELETE /send/{id}.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use chrono::Utc;
+use keel_platform::sea_orm::EntityTrait;
+use keel_platform::time::millis;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::auth::{Admin, Push};
+use crate::domain::push::progress::{self, Progress, SendStatus};
+use crate::domain::push::request::{SendRequest, Target};
+use crate::domain::push::send;
+use crate::entity::push_send;
+use crate::error::{Error, ErrorBody};
+use crate::input::Fields;
+use crate::state::AppState;
+
+/// Documents the body of POST /send.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub struct SendBody {
+    title: String,
+    body: String,
+    #[schema(value_type = Option<Object>)]
+    data: Option<Value>,
+    /// Default: every active device.
+    target: Option<Target>,
+    /// ISO 8601; in the future: scheduled.
+    send_at: Option<String>,
+    /// `HH:MM` in each device's own time zone.
+    local_time: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SendView {
+    id: String,
+    /// `scheduled`, `queued`, `sending`, `sent` or `cancelled`.
+    status: SendStatus,
+    recipients: i64,
+    title: String,
+    body: String,
+    #[serde(with = "millis")]
+    #[schema(value_type = String, format = DateTime)]
+    send_at: chrono::DateTime<Utc>,
+    local_time: Option<String>,
+    progress: Progress,
+    #[serde(with = "millis")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: chrono::DateTime<Utc>,
+}
+
+async fn view(state: &AppState, s: push_send::Model) -> Result<SendView, Error> {
+    let progress = progress::progress(&state.db, &s.id).await?;
+    Ok(SendView {
+        status: progress::status_of(&s, &progress, Utc::now()),
+        id: s.id,
+        recipients: s.recipients,
+        title: s.title,
+        body: s.body,
+        send_at: s.send_at,
+        local_time: s.local_time,
+        progress,
+        created_at: s.created_at,
+    })
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SendAccepted {
+    id: String,
+    status: SendStatus,
+    recipients: i64,
+}
+
+/// Send or schedule a notification.
+#[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = [])),
+    request_body(description = "JSON, or a form with bracketed keys (target[push_tokens][]=...)", content(
+        (SendBody = "application/json"),
+        (SendBody = "application/x-www-form-urlencoded"),
+        (SendBody = "multipart/form-data"),
+    )),
+    responses(
+        (status = 202, body = SendAccepted),
+        (status = 400, body = ErrorBody),
+        (status = 403, description = "svc_push_forbidden", body = ErrorBody),
+        (status = 404, description = "push module off", body = ErrorBody),
+    ))]
+pub async fn send_notification(
+    State(state): State<AppState>,
+    admin: Admin<Push>,
+    Fields(body): Fields,
+) -> Result<(StatusCode, Json<SendAccepted>), Error> {
+    let req = SendRequest::parse(&body)?;
+    let s = send::create(&state.db, req, admin.user.id).await?;
+    let v = view(&state, s).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(SendAccepted {
+            id: v.id,
+            status: v.status,
+            recipients: v.recipients,
+        }),
+    ))
+}
+
+/// A send's progress.
+#[utoipa::path(get, path = "/send/{id}", tag = "push", security(("app_password" = [])),
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, body = SendView),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "svc_push_send_not_found", body = ErrorBody),
+    ))]
+pub async fn get_send(
+    State(state): State<AppState>,
+    _admin: Admin<Push>,
+    Path(id): Path<String>,
+) -> Result<Json<SendView>, Error> {
+    let s = push_send::Entity::find_by_id(id.as_str())
+        .one(state.db.read())
+        .await?
+        .ok_or_else(send::not_found)?;
+    Ok(Json(view(&state, s).await?))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Cancelled {
+    id: String,
+    status: SendStatus,
+    /// Messages that will not be sent.
+    cancelled: u64,
+}
+
+/// Cancel what has not been handed to Expo yet.
+#[utoipa::path(delete, path = "/send/{id}", tag = "push", security(("app_password" = [])),
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, body = Cancelled),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, description = "svc_push_not_cancellable", body = ErrorBody),
+    ))]
+pub async fn cancel_send(
+    State(state): State<AppState>,
+    _admin: Admin<Push>,
+    Path(id): Path<String>,
+) -> Result<Json<Cancelled>, Error> {
+    let cancelled = send::cancel(&state.db, &id).await?;
+    Ok(Json(Cancelled {
+        id,
+        status: SendStatus::Cancelled,
+        cancelled,
+    }))
+}

@@ -1,0 +1,37 @@
+//! GET and PATCH /admin/settings.
+
+use axum::Json;
+use axum::extract::State;
+
+use crate::auth::Admin;
+use crate::domain::settings::{SettingsPatch, SettingsView};
+use crate::error::{Error, ErrorBody};
+use crate::input::Body;
+use crate::state::AppState;
+
+/// The site settings.
+#[utoipa::path(get, path = "/admin/settings", tag = "admin",
+    responses((status = 200, body = SettingsView), (status = 401, body = ErrorBody), (status = 403, description = "rest_forbidden", body = ErrorBody)))]
+pub async fn get_settings(
+    State(state): State<AppState>,
+    _admin: Admin,
+) -> Result<Json<SettingsView>, Error> {
+    Ok(Json(state.settings.get().await?.as_ref().into()))
+}
+
+/// Change settings (only the given ones); effective at once.
+#[utoipa::path(patch, path = "/admin/settings", tag = "admin",
+    request_body = SettingsPatch,
+    responses(
+        (status = 200, body = SettingsView),
+        (status = 400, description = "rest_invalid_param", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "rest_forbidden or rest_cookie_invalid_nonce", body = ErrorBody),
+    ))]
+pub async fn patch_settings(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Body(patch): Body<SettingsPatch>,
+) -> Result<Json<SettingsView>, Error> {
+    Ok(Json(state.settings.update(patch).await?.as_ref().into()))
+}

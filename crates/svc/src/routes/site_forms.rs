@@ -1,0 +1,118 @@
+//! /admin/forms: the form definitions.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::Done;
+use crate::auth::Admin;
+use crate::domain::forms::FormDef;
+use crate::domain::site;
+use crate::error::{Error, ErrorBody};
+use crate::input::Body;
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema)]
+pub struct FormList {
+    forms: Vec<FormDef>,
+}
+
+/// Every form definition.
+#[utoipa::path(get, path = "/admin/forms", tag = "admin",
+    responses((status = 200, body = FormList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn list_forms(
+    State(state): State<AppState>,
+    _admin: Admin,
+) -> Result<Json<FormList>, Error> {
+    Ok(Json(FormList {
+        forms: site::list_forms(&state.db).await?,
+    }))
+}
+
+/// Create a form.
+#[utoipa::path(post, path = "/admin/forms", tag = "admin",
+    request_body = FormDef,
+    responses(
+        (status = 201, body = FormDef),
+        (status = 400, description = "rest_invalid_param", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 409, description = "form_exists", body = ErrorBody),
+    ))]
+pub async fn create_form(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Body(def): Body<FormDef>,
+) -> Result<(StatusCode, Json<FormDef>), Error> {
+    if site::get_form(&state.db, &def.id).await?.is_some() {
+        return Err(Error::api(
+            StatusCode::CONFLICT,
+            "form_exists",
+            "A form with this id exists; PUT replaces it",
+        ));
+    }
+    site::put_form(&state.db, &def).await?;
+    state.forms.forget();
+    Ok((StatusCode::CREATED, Json(def)))
+}
+
+/// One form definition.
+#[utoipa::path(get, path = "/admin/forms/{form_id}", tag = "admin",
+    params(("form_id" = String, Path)),
+    responses((status = 200, body = FormDef), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn get_form(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(form_id): Path<String>,
+) -> Result<Json<FormDef>, Error> {
+    site::get_form(&state.db, &form_id)
+        .await?
+        .map(Json)
+        .ok_or_else(site::not_found)
+}
+
+/// Create or replace a form.
+#[utoipa::path(put, path = "/admin/forms/{form_id}", tag = "admin",
+    params(("form_id" = String, Path)),
+    request_body = FormDef,
+    responses(
+        (status = 200, body = FormDef),
+        (status = 400, description = "rest_invalid_param (also when the body's id differs)", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+    ))]
+pub async fn put_form(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(form_id): Path<String>,
+    Body(def): Body<FormDef>,
+) -> Result<Json<FormDef>, Error> {
+    if def.id != form_id {
+        return Err(Error::api(
+            StatusCode::BAD_REQUEST,
+            "rest_invalid_param",
+            "The body's id differs from the path's",
+        ));
+    }
+    site::put_form(&state.db, &def).await?;
+    state.forms.forget();
+    Ok(Json(def))
+}
+
+/// Delete a form and its submissions.
+#[utoipa::path(delete, path = "/admin/forms/{form_id}", tag = "admin",
+    params(("form_id" = String, Path)),
+    responses((status = 200, body = Done), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn delete_form(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(form_id): Path<String>,
+) -> Result<Json<Done>, Error> {
+    if !site::delete_form(&state.db, &form_id).await? {
+        return Err(site::not_found());
+    }
+    state.forms.forget();
+    Ok(Json(Done::OK))
+}

@@ -1,0 +1,256 @@
+//! The values the seed constrains, each parsed once at the edge: a body
+//! field of the wrong shape is refused naming the field and the rule
+//! (`Invalid field: platform must be ios or watchos`). They deserialize
+//! from the JSON values of a request body and serialize as what they hold.
+
+use keel_platform::sea_orm;
+use keel_platform::sea_orm::entity::prelude::*;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    Value::deserialize(d)
+}
+
+/// A string of at most `MAX` characters (presence is checked before).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Text<const MAX: usize>(String);
+
+impl<const MAX: usize> Text<MAX> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// A stored value, trusted as it is.
+    pub fn stored(s: String) -> Self {
+        Self(s)
+    }
+}
+
+impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match value(d)? {
+            Value::String(s) if s.chars().count() <= MAX => Ok(Self(s)),
+            Value::String(_) => Err(D::Error::custom(format!(
+                "must be at most {MAX} characters"
+            ))),
+            _ => Err(D::Error::custom("must be a string")),
+        }
+    }
+}
+
+/// A whole number ≥ 0 (`12` or `12.0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Count(i64);
+
+impl Count {
+    pub fn get(self) -> i64 {
+        self.0
+    }
+
+    pub fn stored(n: i64) -> Self {
+        Self(n)
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = value(d)?;
+        v.as_i64()
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                    .map(|f| f as i64)
+            })
+            .filter(|n| *n >= 0)
+            .map(Self)
+            .ok_or_else(|| D::Error::custom("must be a non-negative integer"))
+    }
+}
+
+/// A finite number ≥ 0 (a cost in USD).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Amount(f64);
+
+impl Amount {
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    pub fn stored(n: f64) -> Self {
+        Self(n)
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        value(d)?
+            .as_f64()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .map(Self)
+            .ok_or_else(|| D::Error::custom("must be a non-negative number"))
+    }
+}
+
+/// An ISO 8601 date-time, kept as sent (with or without offset or fraction).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct IsoTimestamp(String);
+
+impl IsoTimestamp {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    pub fn stored(s: String) -> Self {
+        Self(s)
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        let ok = raw.len() <= 64
+            && (chrono::DateTime::parse_from_rfc3339(raw).is_ok()
+                || chrono::NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S%.f").is_ok());
+        ok.then(|| Self(raw.to_owned()))
+    }
+}
+
+impl<'de> Deserialize<'de> for IsoTimestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bad = || D::Error::custom("must be an ISO 8601 timestamp (e.g. 2026-01-02T03:04:05Z)");
+        match value(d)? {
+            Value::String(s) => Self::parse(&s).ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// An APNs device token: 64 to 200 hexadecimal characters, kept lower-case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct DeviceToken(String);
+
+pub const MAX_TOKEN: usize = 200;
+
+impl DeviceToken {
+    pub fn parse(raw: &str) -> Option<Self> {
+        let ok = (64..=MAX_TOKEN).contains(&raw.len())
+            && raw.len().is_multiple_of(2)
+            && raw.bytes().all(|b| b.is_ascii_hexdigit());
+        ok.then(|| Self(raw.to_ascii_lowercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceToken {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match value(d)? {
+            Value::String(s) => Self::parse(&s).ok_or_else(|| {
+                D::Error::custom("must be an APNs device token (64 to 200 hexadecimal characters)")
+            }),
+            _ => Err(D::Error::custom("must be a string")),
+        }
+    }
+}
+
+/// The device's platform (`ios` or `watchos`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    #[sea_orm(string_value = "ios")]
+    Ios,
+    #[sea_orm(string_value = "watchos")]
+    Watchos,
+}
+
+impl<'de> Deserialize<'de> for Platform {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match value(d)?.as_str() {
+            Some("ios") => Ok(Self::Ios),
+            Some("watchos") => Ok(Self::Watchos),
+            _ => Err(D::Error::custom("must be ios or watchos")),
+        }
+    }
+}
+
+/// `true` or `false`, nothing else.
+pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match value(d)? {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(b)),
+        _ => Err(D::Error::custom("must be true or false")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn each_value_names_its_rule() {
+        assert_eq!(read::<Count>(json!(3.0)), Ok(Count(3)));
+        assert_eq!(
+            read::<Count>(json!(-1)).unwrap_err(),
+            "must be a non-negative integer"
+        );
+        assert!(read::<Count>(json!("12")).is_err());
+        assert!(read::<Count>(json!(1.5)).is_err());
+        assert!(read::<Amount>(json!("free")).is_err());
+        assert_eq!(
+            read::<Text<3>>(json!("abcd")).unwrap_err(),
+            "must be at most 3 characters"
+        );
+        assert_eq!(
+            read::<Text<3>>(json!(["a"])).unwrap_err(),
+            "must be a string"
+        );
+        assert!(read::<IsoTimestamp>(json!("2026-01-02T03:04:05")).is_ok());
+        assert!(read::<IsoTimestamp>(json!(1_700_000_000)).is_err());
+        assert_eq!(
+            read::<Platform>(json!("android")).unwrap_err(),
+            "must be ios or watchos"
+        );
+        let t = "AB".repeat(32);
+        assert_eq!(
+            read::<DeviceToken>(json!(t)).map(DeviceToken::into_string),
+            Ok("ab".repeat(32))
+        );
+        assert!(read::<DeviceToken>(json!("xyz")).is_err());
+    }
+
+    #[test]
+    fn iso_timestamps_are_accepted_in_their_usual_forms() {
+        for t in [
+            "2026-01-02T03:04:05Z",
+            "2026-01-02T03:04:05.678+01:00",
+            "2026-01-02T03:04:05",
+        ] {
+            assert!(IsoTimestamp::parse(t).is_some(), "{t}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! POST and DELETE /register, DELETE /device/{token}, GET /device.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::Caller;
+use crate::domain::devices::{self, Device, Registration, Unregistration};
+use crate::error::{self, Error, ErrorBody};
+use crate::input::JsonObject;
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema)]
+pub struct Registered {
+    success: bool,
+    message: String,
+}
+
+/// Register (or update) a device for pushes.
+#[utoipa::path(post, path = "/register", tag = "usage-alerts", security(("identity" = [])),
+    request_body = Registration,
+    responses(
+        (status = 200, body = Registered),
+        (status = 400, description = "Missing or invalid field", body = ErrorBody),
+    ))]
+pub async fn register(
+    State(state): State<AppState>,
+    me: Caller,
+    body: JsonObject,
+) -> Result<Json<Registered>, Error> {
+    let r: Registration = body.read(&Registration::REQUIRED)?;
+    devices::register(&state.db, &me.user_id, r).await?;
+    Ok(Json(Registered {
+        success: true,
+        message: "Device registered".to_owned(),
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Message {
+    message: String,
+}
+
+fn not_found() -> Error {
+    error::status(StatusCode::NOT_FOUND, "Device not found")
+}
+
+/// Remove a device (body `deviceToken`, camelCase).
+#[utoipa::path(delete, path = "/register", tag = "usage-alerts", security(("identity" = [])),
+    request_body = Unregistration,
+    responses(
+        (status = 200, body = Message),
+        (status = 400, body = ErrorBody),
+        (status = 404, description = "No such device of this user", body = ErrorBody),
+    ))]
+pub async fn unregister(
+    State(state): State<AppState>,
+    me: Caller,
+    body: JsonObject,
+) -> Result<Json<Message>, Error> {
+    let u: Unregistration = body.read(&Unregistration::REQUIRED)?;
+    if !devices::remove(&state.db, &me.user_id, u.device_token.as_str()).await? {
+        return Err(not_found());
+    }
+    Ok(Json(Message {
+        message: "Device unregistered".to_owned(),
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Success {
+    success: bool,
+}
+
+/// Remove a device by its token.
+#[utoipa::path(delete, path = "/device/{token}", tag = "usage-alerts", security(("identity" = [])),
+    params(("token" = String, Path, description = "Device token")),
+    responses(
+        (status = 200, body = Success),
+        (status = 404, description = "No such device of this user", body = ErrorBody),
+    ))]
+pub async fn remove(
+    State(state): State<AppState>,
+    me: Caller,
+    Path(token): Path<String>,
+) -> Result<Json<Success>, Error> {
+    if !devices::remove(&state.db, &me.user_id, &token).await? {
+        return Err(not_found());
+    }
+    Ok(Json(Success { success: true }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Devices {
+    devices: Vec<Device>,
+}
+
+/// The caller's devices.
+#[utoipa::path(get, path = "/device", tag = "usage-alerts", security(("identity" = [])),
+    responses((status = 200, body = Devices)))]
+pub async fn list(State(state): State<AppState>, me: Caller) -> Result<Json<Devices>, Error> {
+    Ok(Json(Devices {
+        devices: devices::list(&state.db, &me.user_id).await?,
+    }))
+}

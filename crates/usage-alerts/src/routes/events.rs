@@ -1,0 +1,51 @@
+//! POST /event.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::Caller;
+use crate::domain::event::{NewEvent, REQUIRED, UsageEvent};
+use crate::error::{Error, ErrorBody};
+use crate::input::JsonObject;
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// The user's cost for the current UTC day, this event included.
+    total_cost: f64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct EventAccepted {
+    success: bool,
+    summary: Summary,
+}
+
+/// Store a usage event, update the day's totals and alert on crossed thresholds.
+#[utoipa::path(post, path = "/event", tag = "usage-alerts", security(("identity" = [])),
+    request_body = UsageEvent,
+    responses(
+        (status = 200, body = EventAccepted),
+        (status = 400, description = "Missing or invalid field", body = ErrorBody),
+    ))]
+pub async fn post_event(
+    State(state): State<AppState>,
+    me: Caller,
+    body: JsonObject,
+) -> Result<Json<EventAccepted>, Error> {
+    let event: UsageEvent = body.read(&REQUIRED)?;
+    let total_cost = state
+        .ingestor
+        .submit(NewEvent {
+            user_id: me.user_id,
+            event,
+        })
+        .await?;
+    Ok(Json(EventAccepted {
+        success: true,
+        summary: Summary { total_cost },
+    }))
+}
