@@ -42,15 +42,36 @@ pub struct Applied {
 pub enum MigrateError {
     #[error("gave up waiting for the migration lock after {0:?}; another migrator holds it")]
     LockTimeout(Duration),
-    #[error("migration {component} {version:04} ({name}) failed and was rolled back: {source}")]
+    #[error(
+        "migration {component} {version:04} ({name}) failed and was rolled back{}: {source}",
+        sqlstate_note(source)
+    )]
     Failed {
         component: &'static str,
         version: u32,
         name: &'static str,
         source: DbErr,
     },
-    #[error("database error while migrating: {0}")]
+    #[error("database error while migrating{note}, rolled back: {0}", note = sqlstate_note(.0))]
     Db(#[from] DbErr),
+}
+
+/// The SQLSTATE of a database error, if the database sent one (e.g. 55P03:
+/// a lock not obtained within `lock_timeout`).
+pub fn sqlstate(e: &DbErr) -> Option<String> {
+    let sqlx = match e {
+        DbErr::Query(sea_orm::RuntimeErr::SqlxError(e))
+        | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e))
+        | DbErr::Conn(sea_orm::RuntimeErr::SqlxError(e)) => e,
+        _ => return None,
+    };
+    sqlx.as_database_error()
+        .and_then(|d| d.code())
+        .map(|c| c.into_owned())
+}
+
+fn sqlstate_note(e: &DbErr) -> String {
+    sqlstate(e).map_or_else(String::new, |c| format!(" (SQLSTATE {c})"))
 }
 
 /// Applies every pending migration of `sets`, in order.

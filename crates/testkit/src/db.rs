@@ -27,6 +27,14 @@ pub fn postgres_url() -> Option<String> {
         .filter(|u| u.starts_with("postgres"))
 }
 
+/// PostgreSQL for what runs only on PostgreSQL (quotebot): the run's
+/// database, else `KEEL_TEST_PG_URL`, else the local server.
+pub fn postgres_always_url() -> String {
+    postgres_url()
+        .or_else(|| std::env::var("KEEL_TEST_PG_URL").ok())
+        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable".to_owned())
+}
+
 impl TestDb {
     pub async fn create(data_dir: &Path) -> Self {
         crate::init();
@@ -35,21 +43,40 @@ impl TestDb {
                 url: format!("sqlite://{}", data_dir.join("keel.db").display()),
                 postgres: None,
             },
-            Some(admin_url) => {
-                let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
-                let admin = Database::connect(&admin_url)
-                    .await
-                    .expect("connect to KEEL_TEST_DATABASE_URL");
-                admin
-                    .execute_unprepared(&format!("CREATE SCHEMA {schema}"))
-                    .await
-                    .expect("create a test schema");
-                let _ = admin.close().await;
-                Self {
-                    url: with_search_path(&admin_url, &schema),
-                    postgres: Some(PgSchema { admin_url, schema }),
-                }
-            }
+            Some(admin_url) => Self::schema_in(admin_url).await,
+        }
+    }
+
+    /// A fresh schema on PostgreSQL whatever this run's database is.
+    pub async fn postgres() -> Self {
+        crate::init();
+        Self::schema_in(postgres_always_url()).await
+    }
+
+    /// The URL of the database holding the schema, without the schema
+    /// (for a second, administrative connection in a test).
+    pub fn admin_url(&self) -> Option<&str> {
+        self.postgres.as_ref().map(|p| p.admin_url.as_str())
+    }
+
+    /// The schema's name, on PostgreSQL.
+    pub fn schema(&self) -> Option<&str> {
+        self.postgres.as_ref().map(|p| p.schema.as_str())
+    }
+
+    async fn schema_in(admin_url: String) -> Self {
+        let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+        let admin = Database::connect(&admin_url)
+            .await
+            .expect("connect to the test PostgreSQL");
+        admin
+            .execute_unprepared(&format!("CREATE SCHEMA {schema}"))
+            .await
+            .expect("create a test schema");
+        let _ = admin.close().await;
+        Self {
+            url: with_search_path(&admin_url, &schema),
+            postgres: Some(PgSchema { admin_url, schema }),
         }
     }
 

@@ -18,6 +18,8 @@ pub const READY: &str = "ready";
 pub const FATAL_EXIT: i32 = 78;
 /// Where a child finds the gateway.
 pub const GATEWAY_URL_VAR: &str = "KEEL_QUOTEBOT_GATEWAY_URL";
+/// The program run for each shard, when not this one (tests; a wrapper).
+pub const SHARD_PROGRAM_VAR: &str = "KEEL_QUOTEBOT_SHARD_PROGRAM";
 
 #[derive(Debug)]
 pub enum Event {
@@ -59,7 +61,10 @@ impl Shard {
         gateway_url: &str,
         events: mpsc::UnboundedSender<Event>,
     ) -> std::io::Result<Self> {
-        let exe = std::env::current_exe()?;
+        let exe = match std::env::var_os(SHARD_PROGRAM_VAR) {
+            Some(p) => std::path::PathBuf::from(p),
+            None => std::env::current_exe()?,
+        };
         let mut child: Child = Command::new(exe)
             .args([
                 "quotebot",

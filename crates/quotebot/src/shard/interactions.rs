@@ -140,8 +140,24 @@ async fn suggest(bot: &Bot, user: u64, opts: &[CommandDataOption]) -> anyhow::Re
             "One suggestion at a time: try again in a few seconds.",
         ));
     }
-    suggestions::suggest(&bot.db, quote, author, user).await?;
+    let id = suggestions::suggest(&bot.db, quote, author, user).await?;
+    announce(bot, &id, quote, author, user).await;
     Ok(private("Thank you! Your suggestion waits for review."))
+}
+
+/// Tells the owner's channel (`MAIN_CHANNEL_ID`) a suggestion waits; a
+/// failure is logged (the suggestion is stored either way).
+async fn announce(bot: &Bot, id: &str, quote: &str, author: &str, user: u64) {
+    let Some(channel) = twilight_model::id::Id::new_checked(bot.cfg.main_channel_id) else {
+        return;
+    };
+    let text = format!(
+        "New suggestion `{id}` from <@{user}>: \"{quote}\" — {author}\nReview it with `/review approve id:{id}` or `/review reject id:{id}`."
+    );
+    let text: String = text.chars().take(2000).collect();
+    if let Err(e) = bot.http.create_message(channel).content(&text).await {
+        tracing::warn!(error = %e, "could not announce a suggestion in MAIN_CHANNEL_ID");
+    }
 }
 
 fn may_manage(i: &Interaction) -> bool {

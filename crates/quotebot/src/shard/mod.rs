@@ -52,6 +52,19 @@ fn http_client(cfg: &Config) -> twilight_http::Client {
     b.build()
 }
 
+/// Resolves when the manager that started this shard is gone (killed
+/// without a chance to stop its shards): the shard must not live on.
+async fn orphaned() {
+    let parent = nix::unistd::getppid();
+    let mut every = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        every.tick().await;
+        if nix::unistd::getppid() != parent {
+            return;
+        }
+    }
+}
+
 fn say_ready() {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{READY}");
@@ -82,7 +95,10 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
     let watch = stop.clone();
     let watchdog = bot.cfg.timing.shard_watchdog;
     tokio::spawn(async move {
-        signals::stop_requested().await;
+        tokio::select! {
+            () = signals::stop_requested() => {}
+            () = orphaned() => tracing::warn!(shard = id, "the manager is gone; stopping"),
+        }
         signals::watchdog(watchdog, "a shard", 1);
         watch.cancel();
     });
@@ -119,6 +135,11 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
                             fatal = Some(f.code);
                         }
                     }
+                }
+                Some(Ok(Event::GatewayHello(_))) if closing => {
+                    // Reconnected after our close: the gateway never
+                    // answered it, but the session is over all the same.
+                    break;
                 }
                 Some(Ok(event)) => {
                     if let Event::Ready(r) = &event {

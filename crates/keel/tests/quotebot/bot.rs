@@ -1,0 +1,372 @@
+//! What the bot does for its users: slash commands, guild rows, the
+//! scheduled quote exactly once per period, presence, shared cooldowns.
+
+use std::time::Duration;
+
+use keel_testkit::discord_bot::Invoker;
+use keel_testkit::{FakeDiscordBot, eventually};
+use serde_json::{Value, json};
+
+use crate::harness::{MAIN_CHANNEL, OWNER, Quotebot, id};
+
+const MANAGE_GUILD: u64 = 1 << 5;
+
+/// Sends a command and waits for its answer: (content, ephemeral).
+async fn ask(d: &FakeDiscordBot, who: &Invoker, name: &str, options: Value) -> (String, bool) {
+    let iid = id();
+    assert!(
+        d.command(iid, who, name, options),
+        "no shard for the command"
+    );
+    let body = eventually(Duration::from_secs(20), || {
+        d.callbacks()
+            .into_iter()
+            .find(|(i, _)| *i == iid)
+            .map(|(_, b)| b)
+    })
+    .await
+    .expect("the interaction was answered");
+    assert_eq!(body["type"], 4, "{body}");
+    let flags = body["data"]["flags"].as_u64().unwrap_or(0);
+    (
+        body["data"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        flags & (1 << 6) != 0,
+    )
+}
+
+fn member(guild: u64, permissions: u64) -> Invoker {
+    Invoker {
+        user: id(),
+        guild: Some(guild),
+        channel: id(),
+        permissions,
+    }
+}
+
+async fn migrated_with_quotes() -> Quotebot {
+    let q = Quotebot::new().await;
+    assert_eq!(q.run(&["migrate"]).await.0, 0);
+    assert_eq!(q.run(&["db", "seed"]).await.0, 0);
+    q
+}
+
+#[tokio::test]
+async fn commands_are_registered_and_guild_rows_follow_joins_and_removals() {
+    let q = migrated_with_quotes().await;
+    let (g1, g2) = (id(), id());
+    q.discord.add_guild(g1);
+    let _bot = q.start(1).await;
+    let names = eventually(Duration::from_secs(20), || {
+        let c = q.discord.commands();
+        (!c.is_empty()).then(|| {
+            let mut n: Vec<String> = c
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect();
+            n.sort();
+            n
+        })
+    })
+    .await
+    .expect("commands registered");
+    assert_eq!(names, ["quote", "review", "setup", "suggest"]);
+    let count = |g: u64| format!(r#"SELECT count(*) FROM "Guild" WHERE "guildId" = '{g}'"#);
+    wait_for(&q, &count(g1), 1).await;
+    assert!(q.discord.join(g2));
+    wait_for(&q, &count(g2), 1).await;
+    assert!(q.discord.remove(g1));
+    wait_for(&q, &count(g1), 0).await;
+    assert_eq!(q.scalar(&count(g2)).await, 1);
+}
+
+async fn wait_for(q: &Quotebot, sql: &str, want: i64) {
+    for _ in 0..200 {
+        if q.scalar(sql).await == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{sql} never became {want}");
+}
+
+fn setup_channel(channel: u64, frequency: &str, time: &str, day: Option<i64>, tz: &str) -> Value {
+    let mut opts = vec![
+        json!({"name": "channel", "type": 7, "value": channel.to_string()}),
+        json!({"name": "frequency", "type": 3, "value": frequency}),
+        json!({"name": "time", "type": 3, "value": time}),
+        json!({"name": "timezone", "type": 3, "value": tz}),
+    ];
+    if let Some(d) = day {
+        opts.push(json!({"name": "day", "type": 4, "value": d}));
+    }
+    json!([{"name": "channel", "type": 1, "options": opts}])
+}
+
+#[tokio::test]
+async fn setup_is_for_managers_validates_and_shows_the_next_send() {
+    let q = migrated_with_quotes().await;
+    let g = id();
+    q.discord.add_guild(g);
+    let _bot = q.start(1).await;
+    let channel = id();
+    let (text, private) = ask(
+        &q.discord,
+        &member(g, 0),
+        "setup",
+        setup_channel(channel, "Daily", "08:30", None, "Europe/Berlin"),
+    )
+    .await;
+    assert!(private);
+    assert!(text.contains("Manage Server"), "{text}");
+    let manager = member(g, MANAGE_GUILD);
+    let (text, _) = ask(
+        &q.discord,
+        &manager,
+        "setup",
+        setup_channel(channel, "Daily", "8.30", None, "UTC"),
+    )
+    .await;
+    assert!(text.contains("is not a time"), "{text}");
+    let (text, _) = ask(
+        &q.discord,
+        &manager,
+        "setup",
+        setup_channel(channel, "Daily", "08:30", None, "Mars/Olympus"),
+    )
+    .await;
+    assert!(text.contains("is not a time zone"), "{text}");
+    let (text, _) = ask(
+        &q.discord,
+        &manager,
+        "setup",
+        setup_channel(channel, "Weekly", "08:30", Some(9), "UTC"),
+    )
+    .await;
+    assert!(text.contains("0 (Sunday) to 6 (Saturday)"), "{text}");
+    let (text, private) = ask(
+        &q.discord,
+        &manager,
+        "setup",
+        setup_channel(channel, "Weekly", "08:30", Some(1), "Europe/Berlin"),
+    )
+    .await;
+    assert!(private);
+    assert!(text.starts_with("Saved."), "{text}");
+    assert!(
+        text.contains(&format!("<#{channel}>")) && text.contains("every Monday"),
+        "{text}"
+    );
+    assert!(text.contains("Next: <t:"), "{text}");
+    let row = q
+        .scalar(&format!(
+            r#"SELECT count(*) FROM "Guild" WHERE "guildId" = '{g}' AND "motivationChannelId" = '{channel}'
+               AND "motivationFrequency" = 'Weekly' AND "motivationTime" = '08:30' AND "motivationDay" = 1
+               AND "timezone" = 'Europe/Berlin'"#
+        ))
+        .await;
+    assert_eq!(row, 1);
+    let (text, _) = ask(
+        &q.discord,
+        &manager,
+        "setup",
+        json!([{"name": "show", "type": 1, "options": []}]),
+    )
+    .await;
+    assert!(
+        text.contains("every Monday at 08:30 (Europe/Berlin)"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn quotes_suggestions_and_reviews_work_with_shared_cooldowns() {
+    let q = migrated_with_quotes().await;
+    let g = id();
+    q.discord.add_guild(g);
+    let _bot = q.start(1).await;
+    let someone = member(g, 0);
+    let (text, private) = ask(&q.discord, &someone, "quote", json!([])).await;
+    assert!(!private, "a quote is for everyone");
+    assert!(text.starts_with("> ") && text.contains("— **"), "{text}");
+    let (text, _) = ask(&q.discord, &someone, "quote", json!([])).await;
+    assert!(text.contains("One quote at a time"), "{text}");
+
+    let suggestion = json!([
+        {"name": "quote", "type": 3, "value": "Well begun is half done."},
+        {"name": "author", "type": 3, "value": "Aristotle"},
+    ]);
+    let (text, _) = ask(&q.discord, &someone, "suggest", suggestion.clone()).await;
+    assert!(text.contains("waits for review"), "{text}");
+    let (text, _) = ask(&q.discord, &someone, "suggest", suggestion).await;
+    assert!(text.contains("One suggestion at a time"), "{text}");
+    let pending = r#"SELECT count(*) FROM "SuggestionQuote" WHERE "status" = 'Pending'"#;
+    assert_eq!(q.scalar(pending).await, 1);
+    let told = eventually(Duration::from_secs(10), || {
+        q.discord
+            .messages()
+            .into_iter()
+            .find(|m| m.channel == MAIN_CHANNEL)
+    })
+    .await
+    .expect("the owner's channel hears of it");
+    assert!(
+        told.body["content"]
+            .as_str()
+            .unwrap()
+            .contains("Well begun"),
+        "{}",
+        told.body
+    );
+
+    let (text, _) = ask(
+        &q.discord,
+        &someone,
+        "review",
+        json!([{"name": "list", "type": 1, "options": []}]),
+    )
+    .await;
+    assert!(text.contains("Only the bot's owner"), "{text}");
+    let owner = Invoker {
+        user: OWNER,
+        ..member(g, 0)
+    };
+    let (text, _) = ask(
+        &q.discord,
+        &owner,
+        "review",
+        json!([{"name": "list", "type": 1, "options": []}]),
+    )
+    .await;
+    let sid = text.split('`').nth(1).expect(&text).to_owned();
+    let before = q.scalar(r#"SELECT count(*) FROM "MotivationQuote""#).await;
+    let approve = json!([{"name": "approve", "type": 1, "options": [{"name": "id", "type": 3, "value": sid}]}]);
+    let (text, _) = ask(&q.discord, &owner, "review", approve.clone()).await;
+    assert!(text.starts_with("Approved"), "{text}");
+    assert_eq!(
+        q.scalar(r#"SELECT count(*) FROM "MotivationQuote""#).await,
+        before + 1
+    );
+    let reviewed = q
+        .scalar(&format!(
+            r#"SELECT count(*) FROM "SuggestionQuote" WHERE "status" = 'Approved'
+               AND "reviewedBy" = '{OWNER}' AND "reviewedAt" IS NOT NULL"#
+        ))
+        .await;
+    assert_eq!(reviewed, 1);
+    let (text, _) = ask(&q.discord, &owner, "review", approve).await;
+    assert!(text.contains("reviewed already"), "{text}");
+    let bogus = json!([{"name": "reject", "type": 1, "options": [{"name": "id", "type": 3, "value": "nope"}]}]);
+    let (text, _) = ask(&q.discord, &owner, "review", bogus).await;
+    assert!(text.contains("No suggestion has the id"), "{text}");
+}
+
+/// A guild set up a day ago whose daily time passed two minutes ago.
+async fn owed_guild(q: &Quotebot, guild: u64, channel: u64) {
+    q.exec(&format!(
+        r#"INSERT INTO "Guild" ("guildId", "motivationChannelId", "motivationFrequency", "motivationTime", "timezone", "updatedAt")
+           VALUES ('{guild}', '{channel}', 'Daily',
+                   to_char((now() AT TIME ZONE 'UTC') - interval '2 minutes', 'HH24:MI'), 'UTC',
+                   (now() AT TIME ZONE 'UTC') - interval '1 day')"#
+    ))
+    .await;
+}
+
+fn posts_to(d: &FakeDiscordBot, channel: u64) -> usize {
+    d.messages().iter().filter(|m| m.channel == channel).count()
+}
+
+#[tokio::test]
+async fn a_due_quote_is_posted_once_across_two_processes_and_a_restart() {
+    let q = migrated_with_quotes().await;
+    let (ga, ca) = (id(), id());
+    owed_guild(&q, ga, ca).await;
+    let first = q.start(1).await;
+    let second = q.start(2).await;
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(20), || {
+        (posts_to(&d, ca) >= 1).then_some(())
+    })
+    .await
+    .expect("the missed quote is posted on start");
+    // Later guilds prove both processes kept ticking meanwhile.
+    for _ in 0..3 {
+        let (g, c) = (id(), id());
+        owed_guild(&q, g, c).await;
+        eventually(Duration::from_secs(20), || {
+            (posts_to(&d, c) >= 1).then_some(())
+        })
+        .await
+        .expect("a later guild is served");
+        assert_eq!(posts_to(&d, c), 1);
+    }
+    assert_eq!(posts_to(&d, ca), 1, "posted twice");
+    let body = d
+        .messages()
+        .into_iter()
+        .find(|m| m.channel == ca)
+        .unwrap()
+        .body;
+    assert!(
+        body["content"].as_str().unwrap().starts_with("> "),
+        "{body}"
+    );
+    first.stop().await;
+    second.stop().await;
+    let _again = q.start(1).await;
+    let (g, c) = (id(), id());
+    owed_guild(&q, g, c).await;
+    eventually(Duration::from_secs(20), || {
+        (posts_to(&d, c) >= 1).then_some(())
+    })
+    .await
+    .expect("served after the restart");
+    assert_eq!(posts_to(&d, ca), 1, "posted again after a restart");
+}
+
+#[tokio::test]
+async fn a_channel_the_bot_cannot_post_to_is_skipped_not_retried() {
+    let q = migrated_with_quotes().await;
+    let (gf, cf) = (id(), id());
+    q.discord.forbid_channel(cf);
+    owed_guild(&q, gf, cf).await;
+    let _bot = q.start(1).await;
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(20), || {
+        (!d.refused_posts().is_empty()).then_some(())
+    })
+    .await
+    .expect("tried once");
+    for _ in 0..3 {
+        let (g, c) = (id(), id());
+        owed_guild(&q, g, c).await;
+        eventually(Duration::from_secs(20), || {
+            (posts_to(&d, c) >= 1).then_some(())
+        })
+        .await
+        .expect("others are served");
+    }
+    assert_eq!(d.refused_posts(), [cf], "retried a forbidden channel");
+}
+
+#[tokio::test]
+async fn presence_rotates_through_the_platform_activities() {
+    let q = migrated_with_quotes().await;
+    q.exec(r#"INSERT INTO "PlatformActivity" ("activity", "type") VALUES ('with quotes', 'Playing'), ('to wisdom', 'Listening')"#)
+        .await;
+    let _bot = q.start(1).await;
+    let d = q.discord.clone();
+    let names = eventually(Duration::from_secs(20), || {
+        let names: Vec<String> = d
+            .presences()
+            .iter()
+            .filter_map(|p| p["activities"][0]["name"].as_str().map(str::to_owned))
+            .collect();
+        (names.iter().any(|n| n == "with quotes") && names.iter().any(|n| n == "to wisdom"))
+            .then_some(names)
+    })
+    .await;
+    assert!(names.is_some(), "{:?}", d.presences());
+}

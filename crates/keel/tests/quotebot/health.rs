@@ -1,0 +1,108 @@
+//! The health listener: liveness without dependencies, readiness naming
+//! what is down and recovering by itself.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use keel_testkit::{TcpProxy, eventually_async};
+use serde_json::Value;
+
+use crate::harness::Quotebot;
+
+async fn get(url: &str) -> (u16, Value) {
+    let r = reqwest::get(url).await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+fn port_of(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .and_then(|p| p.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn readiness_names_what_is_down_and_recovers_while_liveness_stays_up() {
+    let mut q = Quotebot::new().await;
+    let redis_addr: SocketAddr = keel_testkit::redis_url()
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let redis = TcpProxy::start(redis_addr).await;
+    let pg = TcpProxy::start("127.0.0.1:5432".parse().unwrap()).await;
+    q.set("REDIS_URL", format!("redis://{}", redis.addr));
+    let db_url = q.db.url.replacen("127.0.0.1:5432", &pg.addr.to_string(), 1);
+    q.set("DATABASE_URL", db_url);
+    let bot = q.start(1).await;
+    let live = bot.health.replace("/api/health", "/api/health/live");
+    let (status, body) = get(&bot.health).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["checks"]["database"], "ok");
+    assert_eq!(body["checks"]["redis"], "ok");
+
+    redis.go_down();
+    redis.cut();
+    let down = eventually_async(Duration::from_secs(20), || async {
+        let (s, b) = get(&bot.health).await;
+        (s == 503).then_some(b)
+    })
+    .await
+    .expect("503 while Redis is down");
+    assert_eq!(down["status"], "unavailable");
+    assert!(
+        down["checks"]["redis"]
+            .as_str()
+            .unwrap()
+            .starts_with("unavailable"),
+        "{down}"
+    );
+    assert_eq!(down["checks"]["database"], "ok");
+    assert_eq!(get(&live).await.0, 200);
+    redis.come_back();
+    eventually_async(Duration::from_secs(20), || async {
+        (get(&bot.health).await.0 == 200).then_some(())
+    })
+    .await
+    .expect("recovered after Redis came back");
+
+    pg.go_down();
+    pg.cut();
+    let down = eventually_async(Duration::from_secs(20), || async {
+        let (s, b) = get(&bot.health).await;
+        (s == 503).then_some(b)
+    })
+    .await
+    .expect("503 while PostgreSQL is down");
+    assert!(
+        down["checks"]["database"]
+            .as_str()
+            .unwrap()
+            .starts_with("unavailable"),
+        "{down}"
+    );
+    assert_eq!(get(&live).await.0, 200);
+    pg.come_back();
+    eventually_async(Duration::from_secs(30), || async {
+        (get(&bot.health).await.0 == 200).then_some(())
+    })
+    .await
+    .expect("recovered after PostgreSQL came back");
+}
+
+#[tokio::test]
+async fn without_host_it_listens_on_ipv4_and_ipv6() {
+    let mut q = Quotebot::new().await;
+    q.unset("HOST");
+    let bot = q.start(1).await;
+    let port = port_of(&bot.health);
+    let (s4, _) = get(&format!("http://127.0.0.1:{port}/api/health/live")).await;
+    assert_eq!(s4, 200);
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        let (s6, _) = get(&format!("http://[::1]:{port}/api/health/live")).await;
+        assert_eq!(s6, 200);
+    }
+}

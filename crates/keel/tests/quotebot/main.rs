@@ -1,0 +1,12 @@
+//! quotebot end to end: the real `keel quotebot` processes against real
+//! PostgreSQL and Redis, with a fake Discord (REST and gateway) on
+//! loopback. quotebot is PostgreSQL-only, so these run on PostgreSQL in
+//! every pass.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod bot;
+mod config;
+mod database;
+mod harness;
+mod health;
+mod supervision;

@@ -1,0 +1,407 @@
+//! A fake Discord for a bot: the REST API under `/api/v10` (gateway/bot,
+//! global commands, channel messages, interaction callbacks; the bot token
+//! checked on every call; scripted 401/429/5xx answers) and the gateway
+//! WebSocket on the same listener (hello, identify, ready, heartbeats,
+//! guild and interaction dispatches, chosen close codes). Facts in
+//! `../shared/protocols.md`; payload shapes checked against twilight-model.
+
+mod gateway;
+pub mod payloads;
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post, put};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+
+pub use payloads::{APPLICATION_ID, Invoker};
+
+/// A scripted answer to `GET /gateway/bot`.
+#[derive(Debug, Clone, Copy)]
+pub enum Lookup {
+    /// 429 with this `retry_after` (seconds).
+    RateLimited(f64),
+    Status(u16),
+}
+
+/// A message the bot posted.
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub channel: u64,
+    pub body: Value,
+}
+
+/// What a test asks one gateway connection to do.
+#[derive(Debug)]
+enum Control {
+    Dispatch(String, Value),
+    Close(u16),
+}
+
+struct Conn {
+    id: u64,
+    shard: Option<[u32; 2]>,
+    tx: UnboundedSender<Control>,
+}
+
+struct Inner {
+    token: String,
+    shards: Mutex<u32>,
+    guilds: Mutex<Vec<u64>>,
+    lookup_script: Mutex<Vec<Lookup>>,
+    lookups: Mutex<usize>,
+    forbidden: Mutex<HashSet<u64>>,
+    messages: Mutex<Vec<Message>>,
+    refused_posts: Mutex<Vec<u64>>,
+    commands: Mutex<Vec<Value>>,
+    callbacks: Mutex<Vec<(u64, Value)>>,
+    identifies: Mutex<Vec<[u32; 2]>>,
+    presences: Mutex<Vec<Value>>,
+    close_on_identify: Mutex<Option<u16>>,
+    conns: Mutex<Vec<Conn>>,
+    next_conn: Mutex<u64>,
+    addr: Mutex<Option<SocketAddr>>,
+}
+
+#[derive(Clone)]
+pub struct FakeDiscordBot {
+    pub addr: SocketAddr,
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl FakeDiscordBot {
+    /// A fake Discord that accepts `token` (sent as `Bot <token>`).
+    pub async fn start(token: &str) -> Self {
+        let inner = Arc::new(Inner {
+            token: token.to_owned(),
+            shards: Mutex::new(1),
+            guilds: Mutex::default(),
+            lookup_script: Mutex::default(),
+            lookups: Mutex::new(0),
+            forbidden: Mutex::default(),
+            messages: Mutex::default(),
+            refused_posts: Mutex::default(),
+            commands: Mutex::default(),
+            callbacks: Mutex::default(),
+            identifies: Mutex::default(),
+            presences: Mutex::default(),
+            close_on_identify: Mutex::new(None),
+            conns: Mutex::default(),
+            next_conn: Mutex::new(0),
+            addr: Mutex::new(None),
+        });
+        let app = Router::new()
+            .route("/", get(gateway::upgrade))
+            .route("/api/v10/gateway/bot", get(gateway_bot))
+            .route("/api/v10/applications/{app}/commands", put(set_commands))
+            .route("/api/v10/channels/{channel}/messages", post(create_message))
+            .route(
+                "/api/v10/interactions/{id}/{token}/callback",
+                post(callback),
+            )
+            .fallback(any(unknown))
+            .with_state(inner.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the fake Discord");
+        let addr = listener.local_addr().expect("address");
+        *lock(&inner.addr) = Some(addr);
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr, inner }
+    }
+
+    /// The REST base (`KEEL_DISCORD_API_URL`).
+    pub fn api_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn gateway_url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+
+    /// The shard count `GET /gateway/bot` recommends.
+    pub fn set_shards(&self, n: u32) {
+        *lock(&self.inner.shards) = n;
+    }
+
+    /// A guild the bot is in: announced to its shard on identify.
+    pub fn add_guild(&self, id: u64) {
+        lock(&self.inner.guilds).push(id);
+    }
+
+    /// The next lookups get these answers, in order, before succeeding.
+    pub fn script_lookups(&self, answers: &[Lookup]) {
+        lock(&self.inner.lookup_script).extend_from_slice(answers);
+    }
+
+    pub fn lookups(&self) -> usize {
+        *lock(&self.inner.lookups)
+    }
+
+    /// Posting to `channel` gets 403 Missing Access (code 50001).
+    pub fn forbid_channel(&self, channel: u64) {
+        lock(&self.inner.forbidden).insert(channel);
+    }
+
+    pub fn messages(&self) -> Vec<Message> {
+        lock(&self.inner.messages).clone()
+    }
+
+    /// Channels of posts refused with 403 (one entry per attempt).
+    pub fn refused_posts(&self) -> Vec<u64> {
+        lock(&self.inner.refused_posts).clone()
+    }
+
+    /// The last global command set registered.
+    pub fn commands(&self) -> Vec<Value> {
+        lock(&self.inner.commands).clone()
+    }
+
+    /// Interaction responses: (interaction id, body).
+    pub fn callbacks(&self) -> Vec<(u64, Value)> {
+        lock(&self.inner.callbacks).clone()
+    }
+
+    /// The `shard` of every identify so far.
+    pub fn identifies(&self) -> Vec<[u32; 2]> {
+        lock(&self.inner.identifies).clone()
+    }
+
+    /// Presence updates (op 3 payloads) so far.
+    pub fn presences(&self) -> Vec<Value> {
+        lock(&self.inner.presences).clone()
+    }
+
+    /// Identified sessions now open, by shard.
+    pub fn sessions(&self) -> Vec<[u32; 2]> {
+        lock(&self.inner.conns)
+            .iter()
+            .filter_map(|c| c.shard)
+            .collect()
+    }
+
+    /// Every identify from now on is answered with this close code (4004:
+    /// authentication failed), or accepted again with `None`.
+    pub fn close_on_identify(&self, code: Option<u16>) {
+        *lock(&self.inner.close_on_identify) = code;
+    }
+
+    /// Closes every open session with `code` (4000: reconnectable).
+    pub fn close_sessions(&self, code: u16) {
+        for c in lock(&self.inner.conns).iter() {
+            let _ = c.tx.send(Control::Close(code));
+        }
+    }
+
+    /// Dispatches an event to the shard that owns `guild` (shard 0 for
+    /// none); false when that shard has no session.
+    pub fn dispatch(&self, guild: Option<u64>, t: &str, d: Value) -> bool {
+        let conns = lock(&self.inner.conns);
+        let target = conns.iter().find(|c| {
+            c.shard
+                .is_some_and(|[id, total]| owner_shard(guild.unwrap_or(0), total) == id)
+        });
+        target.is_some_and(|c| c.tx.send(Control::Dispatch(t.to_owned(), d)).is_ok())
+    }
+
+    /// Sends a slash command as `who`; false when no shard could take it.
+    pub fn command(&self, id: u64, who: &Invoker, name: &str, options: Value) -> bool {
+        let token = format!("itoken-{id}");
+        let i = payloads::command(id, &token, who, name, options);
+        self.dispatch(who.guild, "INTERACTION_CREATE", i)
+    }
+
+    /// The bot joins `guild` now (the guild's shard gets `GUILD_CREATE`).
+    pub fn join(&self, guild: u64) -> bool {
+        self.add_guild(guild);
+        self.dispatch(Some(guild), "GUILD_CREATE", payloads::guild(guild, 1))
+    }
+
+    /// The bot is removed from `guild` (`GUILD_DELETE` without
+    /// `unavailable`).
+    pub fn remove(&self, guild: u64) -> bool {
+        lock(&self.inner.guilds).retain(|g| *g != guild);
+        self.dispatch(Some(guild), "GUILD_DELETE", payloads::guild_removed(guild))
+    }
+}
+
+/// Discord's shard formula.
+pub fn owner_shard(guild: u64, total: u32) -> u32 {
+    u32::try_from((guild >> 22) % u64::from(total.max(1))).unwrap_or(0)
+}
+
+fn authorized(inner: &Inner, headers: &HeaderMap) -> bool {
+    headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bot "))
+        .is_some_and(|t| t == inner.token)
+}
+
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(json!({"message": "401: Unauthorized", "code": 0})),
+    )
+        .into_response()
+}
+
+async fn gateway_bot(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Response {
+    *lock(&inner.lookups) += 1;
+    if !authorized(&inner, &headers) {
+        return unauthorized();
+    }
+    let next = {
+        let mut s = lock(&inner.lookup_script);
+        (!s.is_empty()).then(|| s.remove(0))
+    };
+    match next {
+        Some(Lookup::RateLimited(secs)) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", format!("{}", secs.ceil()))],
+            axum::Json(json!({"message": "You are being rate limited.", "retry_after": secs, "global": false})),
+        )
+            .into_response(),
+        Some(Lookup::Status(s)) => (
+            StatusCode::from_u16(s).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            axum::Json(json!({"message": "scripted", "code": 0})),
+        )
+            .into_response(),
+        None => {
+            let addr = lock(&inner.addr).map(|a| a.to_string()).unwrap_or_default();
+            axum::Json(json!({
+                "url": format!("ws://{addr}"),
+                "shards": *lock(&inner.shards),
+                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 14_400_000, "max_concurrency": 1},
+            }))
+            .into_response()
+        }
+    }
+}
+
+async fn set_commands(
+    State(inner): State<Arc<Inner>>,
+    Path(app): Path<u64>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if !authorized(&inner, &headers) {
+        return unauthorized();
+    }
+    let Ok(Value::Array(cmds)) = serde_json::from_slice::<Value>(&body) else {
+        return invalid_form();
+    };
+    let answer: Vec<Value> = cmds
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let mut c = c.clone();
+            c["id"] = json!((1_300_000_000_000_000_000u64 + n as u64).to_string());
+            c["application_id"] = json!(app.to_string());
+            c["version"] = json!("1");
+            c
+        })
+        .collect();
+    *lock(&inner.commands) = cmds;
+    axum::Json(answer).into_response()
+}
+
+fn invalid_form() -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(json!({"message": "Invalid Form Body", "code": 50035})),
+    )
+        .into_response()
+}
+
+async fn create_message(
+    State(inner): State<Arc<Inner>>,
+    Path(channel): Path<u64>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if !authorized(&inner, &headers) {
+        return unauthorized();
+    }
+    if lock(&inner.forbidden).contains(&channel) {
+        lock(&inner.refused_posts).push(channel);
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(json!({"message": "Missing Access", "code": 50001})),
+        )
+            .into_response();
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+        return invalid_form();
+    };
+    let has_content = v["content"].as_str().is_some_and(|c| !c.is_empty());
+    let has_embeds = v["embeds"].as_array().is_some_and(|e| !e.is_empty());
+    if !has_content && !has_embeds {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"message": "Cannot send an empty message", "code": 50006})),
+        )
+            .into_response();
+    }
+    let n = {
+        let mut m = lock(&inner.messages);
+        m.push(Message {
+            channel,
+            body: v.clone(),
+        });
+        m.len() as u64
+    };
+    axum::Json(json!({
+        "id": (1_400_000_000_000_000_000u64 + n).to_string(),
+        "type": 0,
+        "channel_id": channel.to_string(),
+        "content": v["content"].as_str().unwrap_or_default(),
+        "embeds": v["embeds"].as_array().cloned().unwrap_or_default(),
+        "author": payloads::user(APPLICATION_ID, "quotebot", true),
+        "attachments": [],
+        "mentions": [],
+        "mention_roles": [],
+        "mention_everyone": false,
+        "pinned": false,
+        "tts": false,
+        "timestamp": "2026-01-01T00:00:00.000000+00:00",
+        "edited_timestamp": null,
+        "flags": 0,
+        "components": [],
+    }))
+    .into_response()
+}
+
+async fn callback(
+    State(inner): State<Arc<Inner>>,
+    Path((id, _token)): Path<(u64, String)>,
+    body: Bytes,
+) -> Response {
+    // Interaction callbacks are authenticated by their token, not the bot's.
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+        return invalid_form();
+    };
+    lock(&inner.callbacks).push((id, v));
+    StatusCode::NO_CONTENT.into_response()
+}
+
+async fn unknown() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({"message": "404: Not Found", "code": 0})),
+    )
+        .into_response()
+}
