@@ -121,13 +121,25 @@ pub async fn run(
 /// Records that `version` of `set` is applied without running it (a
 /// baseline: the schema is already that migration's, made by other means).
 pub async fn mark_applied(db: &Db, set: &MigrationSet, version: u32) -> Result<(), MigrateError> {
+    let txn = db.write().begin().await?;
+    mark_applied_in(&txn, set, version).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// [`mark_applied`] inside the caller's transaction (a rebuild that must
+/// record its version in the same commit).
+pub async fn mark_applied_in(
+    txn: &DatabaseTransaction,
+    set: &MigrationSet,
+    version: u32,
+) -> Result<(), MigrateError> {
     let Some(m) = set.migrations.iter().find(|m| m.version == version) else {
         return Err(MigrateError::Db(DbErr::Custom(format!(
             "{} has no migration {version:04}",
             set.component
         ))));
     };
-    let txn = db.write().begin().await?;
     txn.execute(&history_table()).await?;
     let insert = Query::insert()
         .into_table(HISTORY)
@@ -140,7 +152,6 @@ pub async fn mark_applied(db: &Db, set: &MigrationSet, version: u32) -> Result<(
         ])
         .to_owned();
     txn.execute(&insert).await?;
-    txn.commit().await?;
     Ok(())
 }
 

@@ -9,4 +9,5 @@ mod config;
 mod database;
 mod harness;
 mod health;
+mod reconcile;
 mod supervision;
