@@ -42,6 +42,12 @@ pub enum Command {
         #[arg(value_parser = service_names())]
         services: Vec<String>,
     },
+    /// Exit 0 when a GET of URL answers 2xx within 3 seconds, else 1: the
+    /// container health check, so the image needs no curl or shell.
+    Probe {
+        /// The URL to check, e.g. http://127.0.0.1:3000/api/health/live.
+        url: String,
+    },
 }
 
 fn service_names() -> clap::builder::PossibleValuesParser {

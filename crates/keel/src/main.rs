@@ -33,6 +33,9 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Invocation) -> anyhow::Result<()> {
+    if let Invocation::Builtin(Command::Probe { url }) = &cli {
+        return probe(url).await;
+    }
     let src = Source::load()?;
     let cfg = PlatformConfig::from_source(&src)?;
     telemetry::init_tracing(cfg.log_format);
@@ -52,7 +55,19 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             println!("{}", service.run_command(&src, &matches).await?);
             Ok(())
         }
+        Invocation::Builtin(Command::Probe { url }) => probe(&url).await,
     }
+}
+
+/// `keel probe URL`: one GET, 2xx or an error.
+async fn probe(url: &str) -> anyhow::Result<()> {
+    keel_platform::outbound::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(3))
+        .build()?;
+    let status = client.get(url).send().await?.status();
+    anyhow::ensure!(status.is_success(), "{url} answered {status}");
+    Ok(())
 }
 
 fn names(services: &[String]) -> Vec<&str> {

@@ -106,3 +106,24 @@ async fn without_host_it_listens_on_ipv4_and_ipv6() {
         assert_eq!(s6, 200);
     }
 }
+
+#[tokio::test]
+async fn keel_probe_is_the_container_health_check() {
+    let q = Quotebot::new().await;
+    let bot = q.start(1).await;
+    let live = bot.health.replace("/api/health", "/api/health/live");
+    let dir = q.dir.path();
+    assert_eq!(probe(dir, &live).await, Some(0));
+    assert_eq!(probe(dir, &format!("{}/nope", bot.health)).await, Some(1));
+    assert_eq!(probe(dir, "http://127.0.0.1:9/").await, Some(1));
+}
+
+async fn probe(dir: &std::path::Path, url: &str) -> Option<i32> {
+    let mut p = keel_testkit::process::KeelProcess::spawn(keel_testkit::process::command(
+        crate::harness::KEEL,
+        dir,
+        &[],
+        &["probe", url],
+    ));
+    p.wait(Duration::from_secs(10)).await.code()
+}
