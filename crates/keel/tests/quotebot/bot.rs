@@ -263,6 +263,24 @@ async fn quotes_suggestions_and_reviews_work_with_shared_cooldowns() {
     assert!(text.contains("No suggestion has the id"), "{text}");
 }
 
+#[tokio::test]
+async fn a_guild_never_gets_the_same_quote_twice_in_a_row() {
+    let q = Quotebot::new().await;
+    assert_eq!(q.run(&["migrate"]).await.0, 0);
+    q.exec(r#"INSERT INTO "MotivationQuote" ("quote", "author", "addedBy") VALUES ('One.', 'A', '1'), ('Two.', 'B', '1')"#)
+        .await;
+    let g = id();
+    q.discord.add_guild(g);
+    let _bot = q.start(1).await;
+    let mut last = String::new();
+    for _ in 0..6 {
+        // A new member each time: the cooldown is per user.
+        let (text, _) = ask(&q.discord, &member(g, 0), "quote", json!([])).await;
+        assert_ne!(text, last, "the same quote twice in a row");
+        last = text;
+    }
+}
+
 /// A guild set up a day ago whose daily time passed two minutes ago.
 async fn owed_guild(q: &Quotebot, guild: u64, channel: u64) {
     q.exec(&format!(

@@ -94,6 +94,20 @@ async fn a_fatal_gateway_close_stops_the_bot_non_zero_without_respawning() {
 }
 
 #[tokio::test]
+async fn a_shard_not_ready_within_the_ready_timeout_stops_the_bot_non_zero() {
+    let mut q = Quotebot::new().await;
+    q.set("KEEL_QUOTEBOT_READY_TIMEOUT_MS", "2000");
+    q.set("KEEL_QUOTEBOT_FATAL_WAIT_MS", "500");
+    q.discord.hold_identify(true);
+    let started = Instant::now();
+    let (code, out) = q.run(&[]).await;
+    assert_ne!(code, 0, "{out}");
+    assert!(started.elapsed() >= Duration::from_millis(2500), "{out}");
+    assert!(out.contains("was not ready within"), "{out}");
+    assert_eq!(q.discord.identifies().len(), 1, "{out}");
+}
+
+#[tokio::test]
 async fn a_shard_that_cannot_be_spawned_stops_the_bot_non_zero() {
     let mut q = Quotebot::new().await;
     q.set("KEEL_QUOTEBOT_SHARD_PROGRAM", "/nonexistent/keel");

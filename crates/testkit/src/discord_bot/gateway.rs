@@ -176,6 +176,9 @@ async fn identify(inner: &Inner, s: &mut Session, socket: &mut WebSocket, d: &Va
         return false;
     }
     lock(&inner.identifies).push(shard);
+    if *lock(&inner.hold_identify) {
+        return true;
+    }
     set_shard(inner, s, shard);
     let mine: Vec<u64> = lock(&inner.guilds)
         .iter()

@@ -65,6 +65,7 @@ struct Inner {
     identifies: Mutex<Vec<[u32; 2]>>,
     presences: Mutex<Vec<Value>>,
     close_on_identify: Mutex<Option<u16>>,
+    hold_identify: Mutex<bool>,
     conns: Mutex<Vec<Conn>>,
     next_conn: Mutex<u64>,
     addr: Mutex<Option<SocketAddr>>,
@@ -97,6 +98,7 @@ impl FakeDiscordBot {
             identifies: Mutex::default(),
             presences: Mutex::default(),
             close_on_identify: Mutex::new(None),
+            hold_identify: Mutex::new(false),
             conns: Mutex::default(),
             next_conn: Mutex::new(0),
             addr: Mutex::new(None),
@@ -197,6 +199,12 @@ impl FakeDiscordBot {
     /// authentication failed), or accepted again with `None`.
     pub fn close_on_identify(&self, code: Option<u16>) {
         *lock(&self.inner.close_on_identify) = code;
+    }
+
+    /// Identifies are accepted but never answered with READY (a gateway
+    /// that hangs), while `hold`.
+    pub fn hold_identify(&self, hold: bool) {
+        *lock(&self.inner.hold_identify) = hold;
     }
 
     /// Closes every open session with `code` (4000: reconnectable).
