@@ -185,6 +185,31 @@ async fn sigterm_closes_every_shard_and_exits_zero() {
 }
 
 #[tokio::test]
+async fn a_shard_whose_close_is_never_answered_ends_itself_at_the_shard_watchdog() {
+    let q = Quotebot::new().await;
+    q.discord.ignore_close(true);
+    let mut bot = q.start(1).await;
+    let started = Instant::now();
+    bot.p.signal(Signal::SIGTERM);
+    let status = bot.p.wait(Duration::from_secs(10)).await;
+    let took = started.elapsed();
+    assert!(status.success(), "{}", bot.output());
+    // Shard watchdog 2 s, kill timeout 2.5 s (harness).
+    assert!(took >= Duration::from_millis(1900), "took {took:?}");
+    assert!(
+        took < Duration::from_millis(2500),
+        "took {took:?}: {}",
+        bot.output()
+    );
+    assert!(
+        bot.output().contains("a shard: still running"),
+        "{}",
+        bot.output()
+    );
+    assert!(!bot.output().contains("killing it"), "{}", bot.output());
+}
+
+#[tokio::test]
 async fn a_shard_stuck_at_stop_is_killed_at_the_kill_timeout() {
     let q = Quotebot::new().await;
     let mut bot = q.start(1).await;

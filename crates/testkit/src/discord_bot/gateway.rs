@@ -71,6 +71,11 @@ async fn session(inner: Arc<Inner>, mut socket: WebSocket) {
                             break;
                         }
                     }
+                    Some(Ok(Message::Close(_))) if *lock(&inner.ignore_close) => {
+                        // Stall: hold the connection, answer nothing.
+                        let _ = rx.recv().await;
+                        break;
+                    }
                     Some(Ok(Message::Close(_))) => {
                         // The close reply goes out (tungstenite queues it)
                         // while reading on until the peer hangs up.

@@ -66,6 +66,7 @@ struct Inner {
     presences: Mutex<Vec<Value>>,
     close_on_identify: Mutex<Option<u16>>,
     hold_identify: Mutex<bool>,
+    ignore_close: Mutex<bool>,
     conns: Mutex<Vec<Conn>>,
     next_conn: Mutex<u64>,
     addr: Mutex<Option<SocketAddr>>,
@@ -99,6 +100,7 @@ impl FakeDiscordBot {
             presences: Mutex::default(),
             close_on_identify: Mutex::new(None),
             hold_identify: Mutex::new(false),
+            ignore_close: Mutex::new(false),
             conns: Mutex::default(),
             next_conn: Mutex::new(0),
             addr: Mutex::new(None),
@@ -205,6 +207,12 @@ impl FakeDiscordBot {
     /// that hangs), while `hold`.
     pub fn hold_identify(&self, hold: bool) {
         *lock(&self.inner.hold_identify) = hold;
+    }
+
+    /// A shard's close frame is neither answered nor followed by a hang-up
+    /// (a gateway that stalls), while `ignore`.
+    pub fn ignore_close(&self, ignore: bool) {
+        *lock(&self.inner.ignore_close) = ignore;
     }
 
     /// Closes every open session with `code` (4000: reconnectable).
