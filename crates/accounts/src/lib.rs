@@ -2,6 +2,7 @@
 //! that issues its tokens. See docs/accounts.md.
 
 pub mod auth;
+mod cli;
 pub mod config;
 pub mod domain;
 pub mod entity;
@@ -15,7 +16,7 @@ pub mod views;
 
 use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::service::{Build, Configured, HttpService, Listener};
+use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 
 pub use config::Config;
@@ -37,7 +38,10 @@ pub static SERVICE: HttpService = HttpService {
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Config::from_source(src)?)),
-    commands: None,
+    commands: Some(Commands {
+        command: cli::command,
+        run: |src, matches| Box::pin(cli::run(src, matches)),
+    }),
 };
 
 impl Configured for Config {
@@ -57,11 +61,16 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
     let dummy_hash =
         keel_platform::password::dummy_hash().map_err(|e| StartError::Other(e.to_string()))?;
     let base_path = cfg.path_prefix.clone();
-    let cache_ttl = cfg.session_cache.unwrap_or(if platform.db.is_postgres() {
-        std::time::Duration::ZERO
-    } else {
-        std::time::Duration::from_secs(2)
-    });
+    // SQLite: one node, a short cache. PostgreSQL: several nodes, so only
+    // with Redis to share revocations (then a changed user is re-read at
+    // once; the time bounds changes made straight in the database).
+    let cache_ttl = cfg.session_cache.unwrap_or(
+        match (platform.db.is_postgres(), platform.cache.is_redis()) {
+            (false, _) => std::time::Duration::from_secs(2),
+            (true, true) => std::time::Duration::from_secs(30),
+            (true, false) => std::time::Duration::ZERO,
+        },
+    );
     let state = AppState::new(Inner {
         platform: platform.clone(),
         secrets: platform.secrets.clone(),
@@ -69,7 +78,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         tokens,
         geo,
         dummy_hash,
-        sessions: SessionCache::new(cache_ttl),
+        sessions: SessionCache::new(cache_ttl, Some(platform.cache.clone())),
     });
     let routes = routes::router(state);
     let routes = if base_path.is_empty() {

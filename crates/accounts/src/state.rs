@@ -9,6 +9,8 @@ use crate::auth::cache::SessionCache;
 use crate::auth::geo::GeoDb;
 use crate::auth::tokens::TokenKeys;
 use crate::config::Config;
+use crate::entity::session;
+use keel_platform::sea_orm::EntityTrait;
 
 pub type AppState = Shared<Inner>;
 
@@ -28,13 +30,31 @@ impl Inner {
         &self.platform.db
     }
 
-    /// Call after committing any change to the user's row or sessions.
-    pub fn user_changed(&self, user_id: &str) {
+    /// Call after committing any change to the user's row or sessions,
+    /// before answering: every node sees it from the next request on.
+    pub async fn user_changed(&self, user_id: &str) {
         self.sessions.forget_user(user_id);
+        self.sessions.bump(user_id).await;
     }
 
-    /// Call after committing a session's revocation.
-    pub fn session_revoked(&self, session_id: &str) {
+    /// Call after committing a session's revocation, before answering;
+    /// `user_id` when known (else it is looked up, only when shared).
+    pub async fn session_revoked(&self, session_id: &str, user_id: Option<&str>) {
         self.sessions.forget_session(session_id);
+        if !self.sessions.is_shared() {
+            return;
+        }
+        let owner = match user_id {
+            Some(u) => Some(u.to_owned()),
+            None => session::Entity::find_by_id(session_id)
+                .one(self.db().read())
+                .await
+                .ok()
+                .flatten()
+                .map(|s| s.user_id),
+        };
+        if let Some(u) = owner {
+            self.sessions.bump(&u).await;
+        }
     }
 }

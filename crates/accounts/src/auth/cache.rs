@@ -4,15 +4,23 @@
 //! Every change this process makes to a session or a user invalidates the
 //! entries it affects, after it commits; an epoch counter keeps a read that
 //! raced with an invalidation from caching what it read. Entries also expire
-//! after the configured time, which bounds how late a change made by another
-//! process (or straight in the database) is seen. Off by default on
-//! PostgreSQL, where several nodes are the norm (docs/accounts.md).
+//! after the configured time, which bounds how late a change made straight
+//! in the database is seen.
+//!
+//! Across nodes (with Redis): every change also bumps the user's epoch in
+//! Redis before the response goes out, and a cached entry is used only
+//! while the epoch it was cached under is still current, one Redis read per
+//! request. So a revocation on one node takes effect on every node at once.
+//! When Redis cannot be read, nothing is served from or put in the cache.
+//! Without Redis on PostgreSQL, where several nodes are the norm, the cache
+//! is off by default (docs/accounts.md).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use keel_platform::cache::Cache;
 
 use crate::entity::user;
 
@@ -22,6 +30,8 @@ struct Entry {
     user: Arc<user::Model>,
     session_expires: DateTime<Utc>,
     cached_at: Instant,
+    /// The user's shared epoch when this was read (with Redis).
+    shared: Option<i64>,
 }
 
 #[derive(Default)]
@@ -33,14 +43,54 @@ struct Inner {
 pub struct SessionCache {
     ttl: Duration,
     inner: Mutex<Inner>,
+    /// Redis, when the cache is shared by several nodes.
+    shared: Option<Cache>,
+}
+
+fn epoch_key(user_id: &str) -> String {
+    format!("accounts:user-epoch:{user_id}")
 }
 
 impl SessionCache {
-    /// A cache keeping entries for `ttl`; zero disables it.
-    pub fn new(ttl: Duration) -> Self {
+    /// A cache keeping entries for `ttl`; zero disables it. With `shared`
+    /// (a Redis cache), entries are checked against the user's epoch there.
+    pub fn new(ttl: Duration, shared: Option<Cache>) -> Self {
         Self {
             ttl,
             inner: Mutex::new(Inner::default()),
+            shared: shared.filter(Cache::is_redis),
+        }
+    }
+
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// The user's epoch in Redis now: `Some(None)` when not shared,
+    /// `None` when Redis could not be read.
+    pub async fn shared_epoch(&self, user_id: &str) -> Option<Option<i64>> {
+        let Some(cache) = &self.shared else {
+            return Some(None);
+        };
+        match cache.counter(&epoch_key(user_id)).await {
+            Ok(n) => Some(Some(n)),
+            Err(e) => {
+                tracing::warn!(error = %e, "session cache: Redis unreadable; reading the database");
+                None
+            }
+        }
+    }
+
+    /// Tells every node the user (or one of its sessions) changed. The key
+    /// outlives any entry cached under the old value.
+    pub async fn bump(&self, user_id: &str) {
+        let Some(cache) = &self.shared else {
+            return;
+        };
+        let keep = self.ttl + Duration::from_secs(3600);
+        if let Err(e) = cache.incr(&epoch_key(user_id), keep).await {
+            // Nodes that cannot read Redis do not use the cache either.
+            tracing::error!(error = %e, user = user_id, "session cache: could not publish a change to Redis");
         }
     }
 
@@ -52,15 +102,16 @@ impl SessionCache {
         !self.ttl.is_zero()
     }
 
-    /// The user of live session `session_id`, if cached and fresh.
-    pub fn get(&self, session_id: &str, user_id: &str) -> Option<Arc<user::Model>> {
+    /// The user of live session `session_id`, if cached and fresh, with
+    /// the shared epoch it was cached under (to check when shared).
+    pub fn get(&self, session_id: &str, user_id: &str) -> Option<(Arc<user::Model>, Option<i64>)> {
         if !self.enabled() {
             return None;
         }
         let inner = self.lock();
         let e = inner.entries.get(session_id)?;
         let fresh = e.cached_at.elapsed() < self.ttl && e.session_expires > Utc::now();
-        (fresh && e.user.id == user_id).then(|| e.user.clone())
+        (fresh && e.user.id == user_id).then(|| (e.user.clone(), e.shared))
     }
 
     /// Taken before reading the database; pass it to `insert`.
@@ -75,8 +126,9 @@ impl SessionCache {
         user: Arc<user::Model>,
         session_expires: DateTime<Utc>,
         epoch: u64,
+        shared: Option<i64>,
     ) {
-        if !self.enabled() {
+        if !self.enabled() || (self.is_shared() && shared.is_none()) {
             return;
         }
         let mut inner = self.lock();
@@ -96,6 +148,7 @@ impl SessionCache {
                 user,
                 session_expires,
                 cached_at: Instant::now(),
+                shared,
             },
         );
     }
@@ -150,42 +203,43 @@ mod tests {
 
     #[test]
     fn a_cached_session_is_served_until_invalidated() {
-        let c = SessionCache::new(Duration::from_secs(60));
-        c.insert("s1", user("u1"), later(), c.epoch());
+        let c = SessionCache::new(Duration::from_secs(60), None);
+        c.insert("s1", user("u1"), later(), c.epoch(), None);
         assert!(c.get("s1", "u1").is_some());
         assert!(c.get("s1", "u2").is_none(), "another user's claim");
         c.forget_session("s1");
         assert!(c.get("s1", "u1").is_none());
-        c.insert("s2", user("u1"), later(), c.epoch());
+        c.insert("s2", user("u1"), later(), c.epoch(), None);
         c.forget_user("u1");
         assert!(c.get("s2", "u1").is_none());
     }
 
     #[test]
     fn a_read_that_raced_an_invalidation_is_not_cached() {
-        let c = SessionCache::new(Duration::from_secs(60));
+        let c = SessionCache::new(Duration::from_secs(60), None);
         let epoch = c.epoch();
         c.forget_user("u1");
-        c.insert("s1", user("u1"), later(), epoch);
+        c.insert("s1", user("u1"), later(), epoch, None);
         assert!(c.get("s1", "u1").is_none());
     }
 
     #[test]
     fn entries_expire_with_the_ttl_or_the_session() {
-        let c = SessionCache::new(Duration::from_millis(20));
-        c.insert("s1", user("u1"), later(), c.epoch());
+        let c = SessionCache::new(Duration::from_millis(20), None);
+        c.insert("s1", user("u1"), later(), c.epoch(), None);
         std::thread::sleep(Duration::from_millis(30));
         assert!(c.get("s1", "u1").is_none());
-        let c = SessionCache::new(Duration::from_secs(60));
+        let c = SessionCache::new(Duration::from_secs(60), None);
         c.insert(
             "s1",
             user("u1"),
             Utc::now() - chrono::Duration::seconds(1),
             c.epoch(),
+            None,
         );
         assert!(c.get("s1", "u1").is_none());
-        let off = SessionCache::new(Duration::ZERO);
-        off.insert("s1", user("u1"), later(), off.epoch());
+        let off = SessionCache::new(Duration::ZERO, None);
+        off.insert("s1", user("u1"), later(), off.epoch(), None);
         assert!(off.get("s1", "u1").is_none());
     }
 }

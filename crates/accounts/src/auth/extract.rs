@@ -41,7 +41,15 @@ impl FromRequestParts<AppState> for Authed {
             TokenError::Expired => error::unauthorized("The access token has expired"),
             TokenError::Invalid => error::unauthorized("The access token is invalid"),
         })?;
-        let user = match state.sessions.get(&claims.sid, &claims.sub) {
+        let cached = match state.sessions.get(&claims.sid, &claims.sub) {
+            Some((user, None)) => Some(user),
+            // Shared: only while no node changed the user since.
+            Some((user, Some(then))) => {
+                (state.sessions.shared_epoch(&claims.sub).await == Some(Some(then))).then_some(user)
+            }
+            None => None,
+        };
+        let user = match cached {
             Some(user) => user,
             None => load(state, &claims.sid, &claims.sub).await?,
         };
@@ -62,6 +70,12 @@ async fn load(
     user_id: &str,
 ) -> Result<Arc<user::Model>, Error> {
     let epoch = state.sessions.epoch();
+    // Read before the database, so a change committed meanwhile is caught.
+    let shared = if state.sessions.enabled() {
+        state.sessions.shared_epoch(user_id).await.flatten()
+    } else {
+        None
+    };
     let found = session::Entity::find_by_id(session_id)
         .filter(session::Column::UserId.eq(user_id))
         .filter(session::Column::RevokedAt.is_null())
@@ -75,7 +89,7 @@ async fn load(
     let u = Arc::new(u);
     state
         .sessions
-        .insert(session_id, u.clone(), s.expire_at, epoch);
+        .insert(session_id, u.clone(), s.expire_at, epoch, shared);
     Ok(u)
 }
 

@@ -209,6 +209,6 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), Error> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(())
 }

@@ -169,6 +169,6 @@ pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<S
     )
     .await?;
     txn.commit().await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(new_email.as_str().to_owned())
 }

@@ -40,7 +40,7 @@ pub async fn change_password(
         .await?;
     sessions::revoke_all(&txn, &u.id, Some(current_session)).await?;
     txn.commit().await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(())
 }
 
@@ -62,7 +62,7 @@ pub async fn change_username(
         .await;
     match res {
         Ok(_) => {
-            state.user_changed(&u.id);
+            state.user_changed(&u.id).await;
             Ok(())
         }
         Err(e) if keel_platform::db::is_unique_violation(&e) => Err(users::username_taken_error()),

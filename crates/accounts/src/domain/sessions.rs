@@ -87,7 +87,7 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
     let now = Utc::now();
     if found.spent_at.is_some() {
         revoke_any(db.write(), &found.session_id).await?;
-        state.session_revoked(&found.session_id);
+        state.session_revoked(&found.session_id, None).await;
         tracing::warn!(session = %found.session_id, "a spent refresh token was presented again; session revoked");
         return Err(error::unauthorized(
             "This refresh token was already used; the session has been revoked",
@@ -113,7 +113,7 @@ pub async fn refresh(state: &AppState, token: &str) -> Result<(user::Model, Toke
         // Spent concurrently: the same token was used twice.
         drop(txn);
         revoke_any(db.write(), &s.id).await?;
-        state.session_revoked(&s.id);
+        state.session_revoked(&s.id, Some(&s.user_id)).await;
         return Err(error::unauthorized(
             "This refresh token was already used; the session has been revoked",
         ));

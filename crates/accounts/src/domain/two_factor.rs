@@ -62,7 +62,7 @@ pub async fn start(state: &AppState, u: &user::Model) -> Result<Enrollment, Erro
         .filter(user::Column::Id.eq(u.id.as_str()))
         .exec(state.db().write())
         .await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(Enrollment {
         secret_base32: b32,
         qr_data_uri: qr,
@@ -124,7 +124,7 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         .await?;
     }
     txn.commit().await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(())
 }
 
@@ -152,7 +152,7 @@ pub async fn disable(state: &AppState, u: &user::Model, code: &str) -> Result<()
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(())
 }
 
@@ -221,7 +221,7 @@ async fn accept_totp(state: &AppState, u: &user::Model, code: &str) -> Result<bo
         .filter(user::Column::TotpLastStep.lt(step))
         .exec(state.db().write())
         .await?;
-    state.user_changed(&u.id);
+    state.user_changed(&u.id).await;
     Ok(res.rows_affected == 1)
 }
 

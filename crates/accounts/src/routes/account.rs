@@ -292,7 +292,7 @@ pub async fn revoke_session(
     if !sessions::revoke(state.db().write(), &me.user.id, &id).await? {
         return Err(error::not_found("Session"));
     }
-    state.session_revoked(&id);
+    state.session_revoked(&id, Some(&me.user.id)).await;
     Ok(Json(CodeError {
         code: "SESSION_REVOKED",
         error: "Session revoked".to_owned(),
@@ -309,7 +309,7 @@ pub async fn revoke_all_sessions(
     me: Authed,
 ) -> Result<Json<CodeError>, Error> {
     sessions::revoke_all(state.db().write(), &me.user.id, None).await?;
-    state.user_changed(&me.user.id);
+    state.user_changed(&me.user.id).await;
     Ok(Json(CodeError {
         code: "ALL_SESSIONS_REVOKE",
         error: "All sessions revoked".to_owned(),

@@ -124,7 +124,9 @@ pub async fn refresh(
     ))]
 pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<CodeMessage>, Error> {
     sessions::revoke(state.db().write(), &me.user.id, &me.session_id).await?;
-    state.session_revoked(&me.session_id);
+    state
+        .session_revoked(&me.session_id, Some(&me.user.id))
+        .await;
     Ok(CodeMessage::new("LOGGED_OUT", "Logged out"))
 }
 

@@ -2,6 +2,7 @@
 //! processes, real HTTP, SQLite or PostgreSQL (`KEEL_TEST_DATABASE_URL`).
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod accounts_nodes;
 mod channel_processes;
 mod cli;
 mod error_shapes;

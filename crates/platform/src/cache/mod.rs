@@ -134,6 +134,52 @@ impl Cache {
         }
     }
 
+    /// Adds one to the counter at `key` (0 when absent) and keeps it for
+    /// `ttl` from now: the new value.
+    pub async fn incr(&self, key: &str, ttl: Duration) -> Result<i64, CacheError> {
+        let key = self.key(key);
+        match &self.backend {
+            Backend::Local(local) => {
+                let mut l = lock(local);
+                l.sweep();
+                let now = Instant::now();
+                let current = l
+                    .entries
+                    .get(&key)
+                    .filter(|(_, exp)| *exp > now)
+                    .and_then(|(v, _)| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
+                    .unwrap_or(0);
+                let next = current.saturating_add(1);
+                l.entries
+                    .insert(key, (next.to_string().into_bytes(), now + ttl));
+                Ok(next)
+            }
+            Backend::Redis(conn) => {
+                let mut conn = conn.clone();
+                let (n,): (i64,) = redis::pipe()
+                    .atomic()
+                    .cmd("INCR")
+                    .arg(&key)
+                    .cmd("PEXPIRE")
+                    .arg(&key)
+                    .arg(millis(ttl).max(1))
+                    .ignore()
+                    .query_async(&mut conn)
+                    .await?;
+                Ok(n)
+            }
+        }
+    }
+
+    /// The counter at `key` (0 when absent).
+    pub async fn counter(&self, key: &str) -> Result<i64, CacheError> {
+        Ok(self
+            .get(key)
+            .await?
+            .and_then(|v| std::str::from_utf8(&v).ok()?.parse().ok())
+            .unwrap_or(0))
+    }
+
     /// Sets `key` for `ttl` unless it is already set; true when this call
     /// set it (a cooldown or a one-off claim shared by every node).
     pub async fn claim(&self, key: &str, ttl: Duration) -> Result<bool, CacheError> {
@@ -218,6 +264,16 @@ mod tests {
         assert_eq!(c.get("k").await?, Some(b"v".to_vec()));
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(c.get("k").await?, None);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn counters_count_from_zero() -> Result<(), CacheError> {
+        let c = Cache::local("t:");
+        assert_eq!(c.counter("n").await?, 0);
+        assert_eq!(c.incr("n", Duration::from_secs(60)).await?, 1);
+        assert_eq!(c.incr("n", Duration::from_secs(60)).await?, 2);
+        assert_eq!(c.counter("n").await?, 2);
         Ok(())
     }
 

@@ -43,6 +43,16 @@ async fn a_redis_claim_is_taken_once_across_handles_until_it_expires() {
 }
 
 #[tokio::test]
+async fn a_redis_counter_is_shared_across_handles() {
+    let a = redis().await;
+    let b = a.clone();
+    assert_eq!(a.counter("e").await.unwrap(), 0);
+    assert_eq!(a.incr("e", Duration::from_secs(60)).await.unwrap(), 1);
+    assert_eq!(b.incr("e", Duration::from_secs(60)).await.unwrap(), 2);
+    assert_eq!(a.counter("e").await.unwrap(), 2);
+}
+
+#[tokio::test]
 async fn redis_rate_limits_are_shared_between_handles() {
     let a = redis().await;
     let window = Duration::from_secs(60);
