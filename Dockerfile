@@ -10,8 +10,8 @@ WORKDIR /src
 COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p keel \
-    && cp target/release/keel /usr/local/bin/keel \
+    cargo build --profile dist --locked -p keel \
+    && cp target/dist/keel /usr/local/bin/keel \
     && mkdir -p /var/lib/keel
 
 # Runtime: distroless glibc base (CA certificates, no shell, no package

@@ -34,6 +34,10 @@ bench_start_keel() { # backend
   fi
   trap bench_stop_keel EXIT
   bench_launch_keel
+  # Idle: every service up and settled (start-up allocations returned),
+  # nothing asked yet.
+  sleep 5
+  bench_rss > "$BENCH_DIR/idle_rss"
 }
 
 # Starts keel on the prepared data directory and database, with extra
@@ -58,13 +62,28 @@ bench_launch_keel() { # [NAME=value...]
   KEEL_PID=$!
   # Scenarios run in subshells: the pid file is what the others go by.
   echo "$KEEL_PID" > "$BENCH_DIR/keel.pid"
-  for _ in $(seq 1 100); do
-    curl -fs "$(bench_url accounts /healthz)" >/dev/null 2>&1 && return 0
-    sleep 0.1
+  # Time to every listener healthy, polled every 10 ms.
+  local started now service ok
+  started=$(date +%s%N)
+  for _ in $(seq 1 1000); do
+    ok=1
+    for service in accounts usage-alerts channel-web channel-api svc; do
+      curl -fs -o /dev/null "$(bench_url "$service" /healthz)" 2>/dev/null || { ok=0; break; }
+    done
+    if [ "$ok" = 1 ]; then
+      now=$(date +%s%N)
+      echo $(((now - started) / 1000000)) > "$BENCH_DIR/last_start_ms"
+      [ -f "$BENCH_DIR/first_start_ms" ] || cp "$BENCH_DIR/last_start_ms" "$BENCH_DIR/first_start_ms"
+      return 0
+    fi
+    sleep 0.01
   done
   cat "$BENCH_DIR/stderr" >&2
   keel_fail "keel did not start"
 }
+
+# Resident memory now (MiB) of the running keel.
+bench_rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$(bench_keel_pid)/status"; }
 
 # Stops keel (SIGTERM) and starts it again on the same data, with settings.
 bench_relaunch_keel() { # [NAME=value...]
