@@ -79,6 +79,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         geo,
         dummy_hash,
         sessions: SessionCache::new(cache_ttl, Some(platform.cache.clone())),
+        weekly_goals: crate::domain::goal_writer::start(platform.db.clone(), b.tasks),
     });
     let routes = routes::router(state);
     let routes = if base_path.is_empty() {

@@ -23,6 +23,8 @@ pub struct Inner {
     /// Verified against when a login names no user, so both cases cost the same.
     pub dummy_hash: String,
     pub sessions: SessionCache,
+    /// Group-commits new weekly goals.
+    pub weekly_goals: crate::domain::goal_writer::WeeklyWriter,
 }
 
 impl Inner {

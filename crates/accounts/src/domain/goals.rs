@@ -9,6 +9,7 @@ use keel_platform::sea_orm::{
 };
 
 use super::fields::Title;
+use super::goal_writer::{Created, NewWeekly};
 use crate::entity::{weekly_goal, yearly_goal};
 use crate::error::{self, Error};
 use crate::id::new_id;
@@ -90,24 +91,24 @@ pub async fn delete<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Resul
     Ok(())
 }
 
+/// Creates a weekly goal through the group-committing writer.
 pub async fn weekly_create(
     state: &AppState,
     user_id: &str,
     title: Title,
 ) -> Result<weekly_goal::Model, Error> {
-    check_room::<weekly_goal::Entity>(state, user_id).await?;
-    let now = Utc::now();
-    Ok(weekly_goal::ActiveModel {
-        id: Set(new_id()),
-        user_id: Set(user_id.to_owned()),
-        title: Set(title.into_inner()),
-        is_completed: Set(false),
-        revision: Set(0),
-        created_at: Set(now),
-        updated_at: Set(now),
+    let created = state
+        .weekly_goals
+        .submit(NewWeekly {
+            user_id: user_id.to_owned(),
+            title: title.into_inner(),
+        })
+        .await
+        .map_err(Error::internal)?;
+    match created {
+        Created::Goal(goal) => Ok(goal),
+        Created::LimitReached => Err(limit_reached()),
     }
-    .insert(state.db().write())
-    .await?)
 }
 
 /// Sets `isCompleted`; setting the value it already has changes nothing.

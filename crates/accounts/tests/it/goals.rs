@@ -329,3 +329,52 @@ async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
         .await;
     assert_eq!(r.status, 200, "the limit is per kind");
 }
+
+#[tokio::test]
+async fn concurrent_creates_at_the_limit_never_pass_a_thousand() {
+    use keel_accounts::entity::weekly_goal;
+    use keel_platform::sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+    let api = Api::start().await;
+    let user = api.register("grace").await;
+    let now = chrono::Utc::now();
+    let rows = (0..990).map(|i| weekly_goal::ActiveModel {
+        id: Set(format!("{i:024x}")),
+        user_id: Set(user.id.clone()),
+        title: Set(format!("goal {i}")),
+        is_completed: Set(false),
+        revision: Set(0),
+        created_at: Set(now),
+        updated_at: Set(now),
+    });
+    weekly_goal::Entity::insert_many(rows)
+        .exec(api.app.platform().db.write())
+        .await
+        .unwrap();
+    let tries = (0..30).map(|i| {
+        let title = format!("late {i}");
+        let api = &api;
+        let token = user.token.clone();
+        async move {
+            api.post("/goals/weekly", Some(&token), &[("title", title.as_str())])
+                .await
+                .status
+        }
+    });
+    let statuses = futures::future::join_all(tries).await;
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        10,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        20,
+        "{statuses:?}"
+    );
+    let held = weekly_goal::Entity::find()
+        .filter(weekly_goal::Column::UserId.eq(user.id.as_str()))
+        .count(api.app.platform().db.read())
+        .await
+        .unwrap();
+    assert_eq!(held, 1000);
+}
