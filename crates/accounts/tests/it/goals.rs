@@ -284,16 +284,14 @@ async fn malformed_goal_ids_are_400() {
     }
 }
 
-#[tokio::test]
-async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
+/// Gives the user `n` weekly goals straight in the database.
+async fn hold_weekly_goals(api: &Api, user_id: &str, n: usize) {
     use keel_accounts::entity::weekly_goal;
     use keel_platform::sea_orm::{EntityTrait, Set};
-    let api = Api::start().await;
-    let user = api.register("ada").await;
     let now = chrono::Utc::now();
-    let rows = (0..999).map(|i| weekly_goal::ActiveModel {
+    let rows = (0..n).map(|i| weekly_goal::ActiveModel {
         id: Set(format!("{i:024x}")),
-        user_id: Set(user.id.clone()),
+        user_id: Set(user_id.to_owned()),
         title: Set(format!("goal {i}")),
         is_completed: Set(false),
         revision: Set(0),
@@ -304,6 +302,13 @@ async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
         .exec(api.app.platform().db.write())
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
+    let api = Api::start().await;
+    let user = api.register("ada").await;
+    hold_weekly_goals(&api, &user.id, 999).await;
     let r = api
         .post(
             "/goals/weekly",
@@ -333,23 +338,10 @@ async fn a_user_holds_at_most_a_thousand_goals_of_a_kind() {
 #[tokio::test]
 async fn concurrent_creates_at_the_limit_never_pass_a_thousand() {
     use keel_accounts::entity::weekly_goal;
-    use keel_platform::sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+    use keel_platform::sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     let api = Api::start().await;
     let user = api.register("grace").await;
-    let now = chrono::Utc::now();
-    let rows = (0..990).map(|i| weekly_goal::ActiveModel {
-        id: Set(format!("{i:024x}")),
-        user_id: Set(user.id.clone()),
-        title: Set(format!("goal {i}")),
-        is_completed: Set(false),
-        revision: Set(0),
-        created_at: Set(now),
-        updated_at: Set(now),
-    });
-    weekly_goal::Entity::insert_many(rows)
-        .exec(api.app.platform().db.write())
-        .await
-        .unwrap();
+    hold_weekly_goals(&api, &user.id, 990).await;
     let tries = (0..30).map(|i| {
         let title = format!("late {i}");
         let api = &api;

@@ -122,30 +122,21 @@ async fn setup_is_for_managers_validates_and_shows_the_next_send() {
     assert!(private);
     assert!(text.contains("Manage Server"), "{text}");
     let manager = member(g, MANAGE_GUILD);
-    let (text, _) = ask(
-        &q.discord,
-        &manager,
-        "setup",
-        setup_channel(channel, "Daily", "8.30", None, "UTC"),
-    )
-    .await;
-    assert!(text.contains("is not a time"), "{text}");
-    let (text, _) = ask(
-        &q.discord,
-        &manager,
-        "setup",
-        setup_channel(channel, "Daily", "08:30", None, "Mars/Olympus"),
-    )
-    .await;
-    assert!(text.contains("is not a time zone"), "{text}");
-    let (text, _) = ask(
-        &q.discord,
-        &manager,
-        "setup",
-        setup_channel(channel, "Weekly", "08:30", Some(9), "UTC"),
-    )
-    .await;
-    assert!(text.contains("0 (Sunday) to 6 (Saturday)"), "{text}");
+    for (frequency, time, day, zone, refusal) in [
+        ("Daily", "8.30", None, "UTC", "is not a time"),
+        ("Daily", "08:30", None, "Mars/Olympus", "is not a time zone"),
+        (
+            "Weekly",
+            "08:30",
+            Some(9),
+            "UTC",
+            "0 (Sunday) to 6 (Saturday)",
+        ),
+    ] {
+        let options = setup_channel(channel, frequency, time, day, zone);
+        let (text, _) = ask(&q.discord, &manager, "setup", options).await;
+        assert!(text.contains(refusal), "{text}");
+    }
     let (text, private) = ask(
         &q.discord,
         &manager,
