@@ -283,6 +283,20 @@ async fn owed_guild(q: &Quotebot, guild: u64, channel: u64) {
     .await;
 }
 
+/// A new guild owed its quote, and the wait until it is posted: proof that
+/// the schedulers kept ticking.
+async fn serve_a_new_guild(q: &Quotebot, why: &str) {
+    let (g, c) = (id(), id());
+    owed_guild(q, g, c).await;
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(20), || {
+        (posts_to(&d, c) >= 1).then_some(())
+    })
+    .await
+    .unwrap_or_else(|| panic!("{why}"));
+    assert_eq!(posts_to(&d, c), 1);
+}
+
 fn posts_to(d: &FakeDiscordBot, channel: u64) -> usize {
     d.messages().iter().filter(|m| m.channel == channel).count()
 }
@@ -302,14 +316,7 @@ async fn a_due_quote_is_posted_once_across_two_processes_and_a_restart() {
     .expect("the missed quote is posted on start");
     // Later guilds prove both processes kept ticking meanwhile.
     for _ in 0..3 {
-        let (g, c) = (id(), id());
-        owed_guild(&q, g, c).await;
-        eventually(Duration::from_secs(20), || {
-            (posts_to(&d, c) >= 1).then_some(())
-        })
-        .await
-        .expect("a later guild is served");
-        assert_eq!(posts_to(&d, c), 1);
+        serve_a_new_guild(&q, "a later guild is served").await;
     }
     assert_eq!(posts_to(&d, ca), 1, "posted twice");
     let body = d
@@ -325,13 +332,7 @@ async fn a_due_quote_is_posted_once_across_two_processes_and_a_restart() {
     first.stop().await;
     second.stop().await;
     let _again = q.start(1).await;
-    let (g, c) = (id(), id());
-    owed_guild(&q, g, c).await;
-    eventually(Duration::from_secs(20), || {
-        (posts_to(&d, c) >= 1).then_some(())
-    })
-    .await
-    .expect("served after the restart");
+    serve_a_new_guild(&q, "served after the restart").await;
     assert_eq!(posts_to(&d, ca), 1, "posted again after a restart");
 }
 
@@ -349,13 +350,7 @@ async fn a_channel_the_bot_cannot_post_to_is_skipped_not_retried() {
     .await
     .expect("tried once");
     for _ in 0..3 {
-        let (g, c) = (id(), id());
-        owed_guild(&q, g, c).await;
-        eventually(Duration::from_secs(20), || {
-            (posts_to(&d, c) >= 1).then_some(())
-        })
-        .await
-        .expect("others are served");
+        serve_a_new_guild(&q, "others are served").await;
     }
     assert_eq!(d.refused_posts(), [cf], "retried a forbidden channel");
 }
