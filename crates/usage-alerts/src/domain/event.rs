@@ -136,10 +136,19 @@ pub async fn history(
     limit: u64,
     offset: u64,
 ) -> Result<Vec<StoredEvent>, keel_platform::sea_orm::DbErr> {
+    let limit = limit.min(MAX_LIMIT);
+    let at_once = if db.is_postgres() {
+        None
+    } else {
+        super::history_sqlite::page(db, user_id, limit, offset).await?
+    };
+    if let Some(rows) = at_once {
+        return Ok(rows.into_iter().map(StoredEvent::from).collect());
+    }
     let rows = event::Entity::find()
         .filter(event::Column::UserId.eq(user_id))
         .order_by_desc(event::Column::Seq)
-        .limit(limit.min(MAX_LIMIT))
+        .limit(limit)
         .offset(offset)
         .all(db.read())
         .await?;

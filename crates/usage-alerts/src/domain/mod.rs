@@ -3,6 +3,7 @@
 pub mod account;
 pub mod devices;
 pub mod event;
+pub mod history_sqlite;
 pub mod ingest;
 pub mod preferences;
 pub mod thresholds;

@@ -281,3 +281,81 @@ async fn deleting_the_account_removes_everything_and_counts_it() {
         json!({"success": true, "devicesRemoved": 0, "eventsRemoved": 0})
     );
 }
+
+/// The page SQLite builds as one JSON value is the page read row by row,
+/// to the byte: sub-millisecond creation times, costs that need all 17
+/// digits, several stored timestamp spellings.
+#[tokio::test]
+async fn a_history_page_read_at_once_is_the_page_read_row_by_row() {
+    use keel_platform::sea_orm::{
+        ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    };
+    use keel_usage_alerts::domain::event::StoredEvent;
+    use keel_usage_alerts::domain::history_sqlite;
+    use keel_usage_alerts::entity::event;
+    let api = Api::start().await;
+    let db = &api.app.platform().db;
+    if db.is_postgres() {
+        return;
+    }
+    let stored = [
+        ("2026-03-04 05:06:07.123987+00:00", 0.1 + 0.2),
+        ("2026-03-04T05:06:07.999999+00:00", 0.000_001),
+        ("2026-03-04 05:06:07", 1.0 / 3.0),
+        ("2026-03-04T05:06:07Z", 1e300),
+    ];
+    for (i, (created, cost)) in stored.iter().enumerate() {
+        db.write()
+            .execute_unprepared(&format!(
+                "INSERT INTO ua_events (id, user_id, session_id, timestamp, model, input_tokens, \
+                 output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at) \
+                 VALUES ('e{i}', 'u1', 's', '2026-01-01T00:00:00Z', 'm', {i}, 2, 3, 4, {cost:e}, '{created}')"
+            ))
+            .await
+            .unwrap();
+    }
+    // Extreme costs are left to the row-by-row read.
+    assert!(
+        history_sqlite::page(db, "u1", 50, 0)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    db.write()
+        .execute_unprepared("DELETE FROM ua_events WHERE id = 'e3'")
+        .await
+        .unwrap();
+    // Costs of every magnitude a bill has, with all their digits.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..500 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mantissa = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let cost = mantissa * 10f64.powi(i % 24 - 12);
+        db.write()
+            .execute_unprepared(&format!(
+                "INSERT INTO ua_events (id, user_id, session_id, timestamp, model, input_tokens, \
+                 output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at) \
+                 VALUES ('r{i}', 'u1', 's', '2026-01-01T00:00:00Z', 'm', 1, 2, 3, 4, {cost:e}, \
+                 '2026-03-04 05:06:07.{i:06}+00:00')"
+            ))
+            .await
+            .unwrap();
+    }
+    let at_once = history_sqlite::page(db, "u1", 600, 0)
+        .await
+        .unwrap()
+        .expect("read at once");
+    let by_row = event::Entity::find()
+        .filter(event::Column::UserId.eq("u1"))
+        .order_by_desc(event::Column::Seq)
+        .limit(600)
+        .all(db.read())
+        .await
+        .unwrap();
+    let json = |rows: Vec<event::Model>| {
+        serde_json::to_string(&rows.into_iter().map(StoredEvent::from).collect::<Vec<_>>()).unwrap()
+    };
+    assert_eq!(json(at_once), json(by_row));
+}
