@@ -12,6 +12,15 @@ bench_event_floor() { # backend -> tx/s
   fi
 }
 
+bench_history_floor() { # backend user -> pages/s
+  if [ "$1" = postgres ]; then
+    pgbench -n -h 127.0.0.1 -U postgres -D user="'$2'" -f bench/sql/history.pgbench -c 16 -j 2 -T "${DURATION%s}" "$BENCH_PG_DB" 2>/dev/null \
+      | awk '/^tps/ {printf "%.0f", $3}'
+  else
+    python3 bench/sqlite_history_floor.py "$BENCH_DIR/keel.db" "${DURATION%s}" "$2"
+  fi
+}
+
 bench_seed_events() { # backend user count
   if [ "$1" = postgres ]; then
     bench_sql postgres "INSERT INTO ua_events (id, user_id, session_id, timestamp, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at)
@@ -50,8 +59,13 @@ bench_scenario() { # backend floor
     bench_row "$1" "POST /event, user with $label events" "$2" \
       "$(BENCH_TOKEN=$token bench_wrk "event-$who" "$(bench_url usage-alerts /event)" bench/lua/post-one.lua)"
     bench_reset_peak
-    bench_row "$1" "GET /history?offset=0, user with $label events" "$2" \
-      "$(BENCH_TOKEN=$token BENCH_PATH=/history?offset=0 bench_wrk "history-$who" "$(bench_url usage-alerts /history)" bench/lua/get.lua)"
+    local row hfloor user
+    row=$(BENCH_TOKEN=$token BENCH_PATH=/history?offset=0 bench_wrk "history-$who" "$(bench_url usage-alerts /history)" bench/lua/get.lua)
+    bench_row "$1" "GET /history?offset=0, user with $label events" "$2" "$row"
+    [ "$who" = big ] && user=$big || user=$small
+    hfloor=$(bench_history_floor "$1" "$user")
+    echo "| $1 | GET /history DB floor (page of 50 as JSON), $label events | $hfloor | - | - | (floor) | - |"
+    bench_row "$1" "GET /history?offset=0 vs its DB floor, $label events" "$hfloor" "$row" "DB floor"
   done
   : "$peak"
 }
