@@ -32,9 +32,21 @@ async fn readiness_names_what_is_down_and_recovers_while_liveness_stays_up() {
         .parse()
         .unwrap();
     let redis = TcpProxy::start(redis_addr).await;
-    let pg = TcpProxy::start("127.0.0.1:5432".parse().unwrap()).await;
+    // The database's host:port, whatever URL this run was given.
+    let hostport =
+        q.db.url
+            .split_once('@')
+            .and_then(|(_, rest)| rest.split(['/', '?']).next())
+            .unwrap()
+            .to_owned();
+    let upstream = tokio::net::lookup_host(hostport.as_str())
+        .await
+        .unwrap()
+        .next()
+        .unwrap();
+    let pg = TcpProxy::start(upstream).await;
     q.set("REDIS_URL", format!("redis://{}", redis.addr));
-    let db_url = q.db.url.replacen("127.0.0.1:5432", &pg.addr.to_string(), 1);
+    let db_url = q.db.url.replacen(&hostport, &pg.addr.to_string(), 1);
     q.set("DATABASE_URL", db_url);
     let bot = q.start(1).await;
     let live = bot.health.replace("/api/health", "/api/health/live");
