@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use crate::lock;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -135,10 +136,6 @@ impl FakeApns {
     pub fn requests(&self) -> Vec<ApnsRequest> {
         lock(&self.inner.requests).clone()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn acceptor(cert: &rcgen::CertifiedKey<rcgen::KeyPair>) -> TlsAcceptor {

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::lock;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -44,23 +45,13 @@ pub struct FakeDiscord {
     inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl FakeDiscord {
     pub async fn start() -> Self {
         let inner = Arc::new(Inner::default());
         let app = Router::new()
             .route("/api/webhooks/{id}/{token}", post(webhook))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the fake Discord");
-        let addr = listener.local_addr().expect("address");
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let addr = crate::serve_on_loopback(app, "fake Discord").await;
         Self { addr, inner }
     }
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use crate::lock;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -35,10 +36,6 @@ pub struct FakeEmotes {
     inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl FakeEmotes {
     pub async fn start() -> Self {
         let inner = Arc::new(Inner::default());
@@ -50,13 +47,7 @@ impl FakeEmotes {
             .route("/ffz/v1/set/global", get(ffz_global))
             .route("/ffz/v1/room/id/{id}", get(ffz_room))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the fake emote sources");
-        let addr = listener.local_addr().expect("address");
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let addr = crate::serve_on_loopback(app, "fake emote sources").await;
         Self { addr, inner }
     }
 

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::lock;
 use axum::Router;
 use axum::extract::State;
 use axum::http::header;
@@ -59,13 +60,7 @@ impl FakeJwks {
         let app = Router::new()
             .route("/jwks", get(serve_keys))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the fake JWKS");
-        let addr = listener.local_addr().expect("fake JWKS address");
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let addr = crate::serve_on_loopback(app, "fake JWKS").await;
         Self { addr, inner }
     }
 
@@ -164,8 +159,4 @@ fn load(kid: &'static str, pem: &'static str) -> Key {
         jwk,
         public_pem,
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -52,6 +52,23 @@ pub fn offline_env() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// A fake's state lock; a panicked test thread does not poison it for the others.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Serves a fake's router on a free loopback port; its address.
+pub(crate) async fn serve_on_loopback(app: axum::Router, what: &str) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind the {what}: {e}"));
+    let addr = listener.local_addr().expect("a bound address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    addr
+}
+
 /// Logs to the test's captured output (`RUST_LOG` applies); once.
 pub fn init() {
     static INIT: Once = Once::new();

@@ -7,6 +7,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::lock;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -142,8 +143,4 @@ async fn collect<R: tokio::io::AsyncRead + Unpin>(reader: BufReader<R>, into: Ar
         s.push_str(&line);
         s.push('\n');
     }
-}
-
-fn lock(m: &Mutex<String>) -> std::sync::MutexGuard<'_, String> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -150,14 +150,7 @@ impl Procedures {
         F: Fn(Ctx) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, Error>> + Send + 'static,
     {
-        self.add(
-            name,
-            Kind::Query,
-            access,
-            summary,
-            false,
-            move |ctx, _: NoInput| f(ctx),
-        )
+        self.add_without_input(name, Kind::Query, access, summary, f)
     }
 
     /// A mutation taking input `I`.
@@ -190,9 +183,25 @@ impl Procedures {
         F: Fn(Ctx) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, Error>> + Send + 'static,
     {
+        self.add_without_input(name, Kind::Mutation, access, summary, f)
+    }
+
+    fn add_without_input<O, F, Fut>(
+        self,
+        name: &'static str,
+        kind: Kind,
+        access: Access,
+        summary: &'static str,
+        f: F,
+    ) -> Self
+    where
+        O: Serialize + ToSchema + 'static,
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, Error>> + Send + 'static,
+    {
         self.add(
             name,
-            Kind::Mutation,
+            kind,
             access,
             summary,
             false,

@@ -41,7 +41,8 @@ pub struct Checks {
     #[serde(skip_serializing_if = "Option::is_none")]
     redis: Option<String>,
     /// `ok`, or which background task stopped.
-    tasks: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tasks: Option<String>,
 }
 
 /// Liveness: the process answers.
@@ -61,17 +62,26 @@ pub async fn healthz() -> Json<Health> {
         (status = 503, description = "A dependency is unreachable", body = Health),
     ))]
 pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
-    let (db, redis) = tokio::join!(r.db.ping_within(CHECK_TIMEOUT), async {
-        if r.cache.is_redis() {
-            Some(r.cache.ping_within(CHECK_TIMEOUT).await)
+    check(&r.db, &r.cache, Some(&r.tasks)).await
+}
+
+/// The readiness verdict and body: the database and Redis (when the cache
+/// is Redis) answer within the check timeout, and no background task of
+/// `tasks` died. Also quotebot's `/api/health`, which has no such tasks.
+pub async fn check(db: &Db, cache: &Cache, tasks: Option<&Tasks>) -> (StatusCode, Json<Health>) {
+    let (db, redis) = tokio::join!(db.ping_within(CHECK_TIMEOUT), async {
+        if cache.is_redis() {
+            Some(cache.ping_within(CHECK_TIMEOUT).await)
         } else {
             None
         }
     });
-    let tasks = r.tasks.health();
-    let ready = db.is_ok() && redis.as_ref().is_none_or(Result::is_ok) && tasks.is_ok();
+    let tasks = tasks.map(Tasks::health);
+    let ready = db.is_ok()
+        && redis.as_ref().is_none_or(Result::is_ok)
+        && tasks.as_ref().is_none_or(Result::is_ok);
     if !ready {
-        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().err(), "not ready");
+        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), "not ready");
     }
     let show = |r: Result<(), String>| {
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
@@ -81,7 +91,7 @@ pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
         checks: Some(Checks {
             database: show(db),
             redis: redis.map(show),
-            tasks: show(tasks),
+            tasks: tasks.map(show),
         }),
     };
     let status = if ready {

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use crate::lock;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -51,6 +52,7 @@ struct Conn {
     tx: UnboundedSender<Control>,
 }
 
+#[derive(Default)]
 struct Inner {
     token: String,
     shards: Mutex<u32>,
@@ -78,32 +80,13 @@ pub struct FakeDiscordBot {
     inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl FakeDiscordBot {
     /// A fake Discord that accepts `token` (sent as `Bot <token>`).
     pub async fn start(token: &str) -> Self {
         let inner = Arc::new(Inner {
             token: token.to_owned(),
             shards: Mutex::new(1),
-            guilds: Mutex::default(),
-            lookup_script: Mutex::default(),
-            lookups: Mutex::new(0),
-            forbidden: Mutex::default(),
-            messages: Mutex::default(),
-            refused_posts: Mutex::default(),
-            commands: Mutex::default(),
-            callbacks: Mutex::default(),
-            identifies: Mutex::default(),
-            presences: Mutex::default(),
-            close_on_identify: Mutex::new(None),
-            hold_identify: Mutex::new(false),
-            ignore_close: Mutex::new(false),
-            conns: Mutex::default(),
-            next_conn: Mutex::new(0),
-            addr: Mutex::new(None),
+            ..Inner::default()
         });
         let app = Router::new()
             .route("/", get(gateway::upgrade))
@@ -116,14 +99,8 @@ impl FakeDiscordBot {
             )
             .fallback(any(unknown))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the fake Discord");
-        let addr = listener.local_addr().expect("address");
+        let addr = crate::serve_on_loopback(app, "fake Discord").await;
         *lock(&inner.addr) = Some(addr);
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
         Self { addr, inner }
     }
 

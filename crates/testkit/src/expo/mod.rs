@@ -13,9 +13,10 @@ mod wire;
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::lock;
 use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -202,10 +203,6 @@ impl FakeExpo {
     pub fn stats(&self) -> ExpoStats {
         stats(&self.inner)
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn stats(inner: &Inner) -> ExpoStats {

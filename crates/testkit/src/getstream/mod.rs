@@ -69,9 +69,7 @@ pub struct FakeStream {
     inner: Arc<Inner>,
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+pub(crate) use crate::lock;
 
 impl FakeStream {
     pub async fn start() -> Self {
