@@ -194,8 +194,8 @@ pub struct CodeMessage {
 }
 
 impl CodeMessage {
-    pub fn new(code: &'static str, message: impl Into<String>) -> axum::Json<Self> {
-        axum::Json(Self {
+    pub fn new(code: &'static str, message: impl Into<String>) -> keel_platform::http::Json<Self> {
+        keel_platform::http::Json(Self {
             code,
             message: message.into(),
         })

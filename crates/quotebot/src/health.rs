@@ -25,7 +25,7 @@ struct Deps {
 }
 
 async fn live() -> Response {
-    axum::Json(json!({"status": "ok"})).into_response()
+    keel_platform::http::Json(json!({"status": "ok"})).into_response()
 }
 
 /// The platform's readiness check (the HTTP services' `/readyz`), without

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect,
-    Set,
+    Set, TryIntoModel,
 };
 
 use super::fields::Title;
@@ -26,7 +26,7 @@ fn limit_reached() -> Error {
 }
 
 /// What weekly and yearly goals share: an id, an owner, a creation time.
-pub trait Goal: EntityTrait {
+pub trait Goal: EntityTrait<ActiveModel: TryIntoModel<Self::Model>> {
     const ID: Self::Column;
     const USER_ID: Self::Column;
     const CREATED_AT: Self::Column;
@@ -46,20 +46,27 @@ impl Goal for yearly_goal::Entity {
 
 /// The user's goals of one kind, newest first.
 pub async fn list<G: Goal>(state: &AppState, user_id: &str) -> Result<Vec<G::Model>, Error> {
-    Ok(G::find()
-        .filter(G::USER_ID.eq(user_id))
-        .order_by_desc(G::CREATED_AT)
-        .order_by_desc(G::ID)
-        .all(state.db().read())
+    // At most MAX_GOALS rows, by an index: a short read.
+    Ok(state
+        .db()
+        .all_short(
+            G::find()
+                .filter(G::USER_ID.eq(user_id))
+                .order_by_desc(G::CREATED_AT)
+                .order_by_desc(G::ID),
+        )
         .await?)
 }
 
 /// One of the user's goals (another user's is "not found" too).
 pub async fn get<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Result<G::Model, Error> {
-    G::find()
-        .filter(G::ID.eq(id))
-        .filter(G::USER_ID.eq(user_id))
-        .one(state.db().read())
+    state
+        .db()
+        .one_short(
+            G::find()
+                .filter(G::ID.eq(id))
+                .filter(G::USER_ID.eq(user_id)),
+        )
         .await?
         .ok_or_else(|| error::not_found("Goal"))
 }

@@ -1,9 +1,9 @@
 //! `/account/*`: the seed's account self-service endpoints.
 
-use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
+use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

@@ -1,7 +1,7 @@
 //! `/auth/*`: getting and ending tokens (not in the seed; see docs/accounts.md).
 
-use axum::Json;
 use axum::extract::{Path, State};
+use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

@@ -1,7 +1,7 @@
 //! `/goals/*`: weekly and yearly goals.
 
-use axum::Json;
 use axum::extract::{Path, State};
+use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

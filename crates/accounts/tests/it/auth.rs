@@ -194,22 +194,26 @@ async fn wrong_credentials_are_the_same_401_whether_or_not_the_user_exists() {
         (401, "INVALID_CREDENTIALS")
     );
     assert_eq!(wrong_password.body, no_such_user.body);
-    // Both pay for a password hash: neither answers much faster.
+    // Both pay for a password hash: neither answers much faster. The two
+    // kinds are interleaved and each side's fastest run is compared (the
+    // uncontended cost), so a busy machine slows both alike.
     let time = |login: &'static str| {
         let api = &api;
         async move {
             let start = Instant::now();
-            for _ in 0..3 {
-                api.login(login, "not the password", None).await;
-            }
+            api.login(login, "not the password", None).await;
             start.elapsed()
         }
     };
-    let (known, unknown) = (time("ada").await, time("nobody").await);
+    let (mut known, mut unknown) = (Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        known = known.min(time("ada").await);
+        unknown = unknown.min(time("nobody").await);
+    }
     let ratio = known.as_secs_f64() / unknown.as_secs_f64();
     assert!(
         (0.5..2.0).contains(&ratio),
-        "known {known:?} vs unknown {unknown:?}"
+        "fastest known {known:?} vs fastest unknown {unknown:?}"
     );
     let _ = user;
 }

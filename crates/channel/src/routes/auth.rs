@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::header::SET_COOKIE;
 use axum::response::{IntoResponse, Response};
+use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

@@ -1,12 +1,12 @@
 //! `POST /api/upload/logo` (the owner, multipart field `file`) and
 //! `GET /api/logo/{hash}.png` (content-addressed: cached for a year).
 
-use axum::Json;
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use keel_platform::http::Json;
 use keel_platform::http::PlatformError;
 use serde::Serialize;
 use utoipa::ToSchema;

@@ -1,9 +1,9 @@
 //! `POST /api/webhooks/stream`: the provider's events.
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use chrono::Utc;
+use keel_platform::http::Json;
 use keel_platform::sea_orm::sea_query::OnConflict;
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde::Serialize;

@@ -68,7 +68,7 @@ fn answer(state: &AppState, name: &str, out: Result<Value, Error>) -> (StatusCod
 /// A failure before any call ran (the body could not be read).
 fn answer_error(state: &AppState, path: &str, e: Error) -> Response {
     let (status, body) = answer(state, path, Err(e));
-    (status, axum::Json(body)).into_response()
+    (status, keel_platform::http::Json(body)).into_response()
 }
 
 /// Runs one call of `p`.
@@ -215,7 +215,7 @@ pub async fn handle(
             .next()
             .unwrap_or((StatusCode::OK, Value::Null))
     };
-    let mut resp = (status, axum::Json(body)).into_response();
+    let mut resp = (status, keel_platform::http::Json(body)).into_response();
     resp.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     for c in cookies

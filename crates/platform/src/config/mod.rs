@@ -74,6 +74,8 @@ pub struct DatabaseConfig {
     pub min_connections: u32,
     pub acquire_timeout: Duration,
     pub sqlite_busy_timeout: Duration,
+    /// Short SQLite reads on the calling thread (`db::inline`).
+    pub sqlite_inline_reads: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +248,7 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
         acquire_timeout: src.secs_or("KEEL_DB_ACQUIRE_TIMEOUT_SECS", Duration::from_secs(5))?,
         sqlite_busy_timeout: src
             .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
+        sqlite_inline_reads: src.bool_or("KEEL_SQLITE_INLINE_READS", true)?,
     })
 }
 

@@ -10,7 +10,7 @@
 
 use std::marker::PhantomData;
 
-use axum::Json;
+use crate::http::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
@@ -290,6 +290,7 @@ internal_from!(
     crate::batch::BatchError,
     serde_json::Error,
     crate::password::HashError,
+    super::json::JsonError,
 );
 
 /// A service's renderer of platform errors (fallbacks, timeouts, panics).

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use axum::Json;
+use crate::http::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;

@@ -7,6 +7,7 @@ mod drain;
 mod error;
 pub mod health;
 pub mod input;
+pub mod json;
 mod layers;
 pub mod openapi;
 
@@ -31,6 +32,7 @@ pub use api_error::{ApiError, ClientError, WireShape};
 pub use body_guard::stream_body;
 pub use error::{PlatformError, Render};
 pub use health::Readiness;
+pub use json::Json;
 
 use crate::config::HttpConfig;
 

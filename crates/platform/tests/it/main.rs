@@ -4,6 +4,7 @@
 
 mod cache;
 mod http;
+mod inline;
 mod jobs;
 mod jwks;
 mod mail;

@@ -2,12 +2,12 @@
 
 use std::net::SocketAddr;
 
-use axum::Json;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::header::CACHE_CONTROL;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use keel_platform::http::Json;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;

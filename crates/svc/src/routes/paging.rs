@@ -1,11 +1,11 @@
 //! Pages of a list, as the host site's REST API pages them: `page` and
 //! `per_page` in, `X-WP-Total` and `X-WP-TotalPages` out.
 
-use axum::Json;
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 

@@ -1,8 +1,8 @@
 //! GET /stats, GET /devices/export, POST /devices/import.
 
-use axum::Json;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::response::Response;
+use keel_platform::http::Json;
 use utoipa::ToSchema;
 
 use super::download;

@@ -1,10 +1,10 @@
 //! The public push routes: POST and DELETE /register, GET /register/status.
 //! The push token itself is the credential of the last two.
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
+use keel_platform::http::Json;
 use keel_platform::http::input::{self, Formats};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

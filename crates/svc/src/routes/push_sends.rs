@@ -1,9 +1,9 @@
 //! POST /send, GET and DELETE /send/{id}.
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::Utc;
+use keel_platform::http::Json;
 use keel_platform::sea_orm::EntityTrait;
 use keel_platform::time::millis;
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! GET and PATCH /admin/settings.
 
-use axum::Json;
 use axum::extract::State;
+use keel_platform::http::Json;
 
 use crate::auth::Admin;
 use crate::domain::settings::{SettingsPatch, SettingsView};

@@ -3,13 +3,17 @@
 
 use chrono::{DateTime, Utc};
 use keel_platform::db::Db;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use keel_platform::db::inline::Miss;
+use keel_platform::sea_orm::{
+    ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set,
+};
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::values::{Amount, Count, IsoTimestamp, Text};
 use crate::entity::event;
+use crate::error::Error;
 
 /// The seed's UsageEventPayload (body of POST /event).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -92,35 +96,50 @@ impl NewEvent {
     }
 }
 
-/// A stored event (elements of `events` in GET /history): the payload's
-/// fields plus `id`, `userId` and `createdAt`.
+/// A stored event as GET /history sends it (the seed's StoredEvent): the
+/// payload's fields plus `id`, `userId` and `createdAt`, in this order.
+/// Borrowed, so a page can be written straight from the database's rows;
+/// both reads below write this one type.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct StoredEvent {
-    pub id: String,
-    pub user_id: String,
-    #[serde(flatten)]
-    pub event: UsageEvent,
+pub struct StoredEvent<'a> {
+    pub id: &'a str,
+    pub user_id: &'a str,
+    /// Identifier of the usage session.
+    pub session_id: &'a str,
+    /// As submitted (ISO 8601).
+    #[schema(format = DateTime)]
+    pub timestamp: &'a str,
+    pub model: &'a str,
+    #[schema(value_type = u64)]
+    pub input_tokens: i64,
+    #[schema(value_type = u64)]
+    pub output_tokens: i64,
+    #[schema(value_type = u64)]
+    pub cache_read_tokens: i64,
+    #[schema(value_type = u64)]
+    pub cache_write_tokens: i64,
+    /// Cost of this event in USD.
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: DateTime<Utc>,
 }
 
-impl From<event::Model> for StoredEvent {
-    fn from(e: event::Model) -> Self {
+impl<'a> From<&'a event::Model> for StoredEvent<'a> {
+    fn from(e: &'a event::Model) -> Self {
         Self {
-            id: e.id,
-            user_id: e.user_id,
-            event: UsageEvent {
-                session_id: Text::stored(e.session_id),
-                timestamp: IsoTimestamp::stored(e.timestamp),
-                model: Text::stored(e.model),
-                input_tokens: Count::stored(e.input_tokens),
-                output_tokens: Count::stored(e.output_tokens),
-                cache_read_tokens: Count::stored(e.cache_read_tokens),
-                cache_write_tokens: Count::stored(e.cache_write_tokens),
-                cost_usd: Amount::stored(e.cost_usd),
-            },
+            id: &e.id,
+            user_id: &e.user_id,
+            session_id: &e.session_id,
+            timestamp: &e.timestamp,
+            model: &e.model,
+            input_tokens: e.input_tokens,
+            output_tokens: e.output_tokens,
+            cache_read_tokens: e.cache_read_tokens,
+            cache_write_tokens: e.cache_write_tokens,
+            cost_usd: e.cost_usd,
             created_at: e.created_at,
         }
     }
@@ -129,28 +148,148 @@ impl From<event::Model> for StoredEvent {
 /// `GET /history` takes at most this many events at once.
 pub const MAX_LIMIT: u64 = 500;
 
-/// A page of the user's events, newest first.
-pub async fn history(
+/// Pages further in than this are read through the pool: skipping that
+/// many index entries is no longer a short read.
+const SHORT_OFFSET: u64 = 10_000;
+
+/// GET /history's body, `{ events, limit, offset }`, for a page of the
+/// user's events, newest first. On SQLite a short page is written straight
+/// from the rows as SQLite hands them over ([`page_inline`]); otherwise,
+/// or if that read cannot be done, from the models the pool reads
+/// ([`page_pooled`]). The two write the same bytes (tested).
+pub async fn history_body(
     db: &Db,
     user_id: &str,
     limit: u64,
     offset: u64,
-) -> Result<Vec<StoredEvent>, keel_platform::sea_orm::DbErr> {
-    let limit = limit.min(MAX_LIMIT);
-    let at_once = if db.is_postgres() {
-        None
-    } else {
-        super::history_sqlite::page(db, user_id, limit, offset).await?
-    };
-    if let Some(rows) = at_once {
-        return Ok(rows.into_iter().map(StoredEvent::from).collect());
+) -> Result<Vec<u8>, Error> {
+    if offset <= SHORT_OFFSET
+        && let Ok(body) = page_inline(db, user_id, limit, offset)
+    {
+        return Ok(body);
     }
-    let rows = event::Entity::find()
+    page_pooled(db, user_id, limit, offset).await
+}
+
+fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
+    event::Entity::find()
         .filter(event::Column::UserId.eq(user_id))
         .order_by_desc(event::Column::Seq)
-        .limit(limit)
+        .limit(limit.min(MAX_LIMIT))
         .offset(offset)
-        .all(db.read())
-        .await?;
-    Ok(rows.into_iter().map(StoredEvent::from).collect())
+}
+
+/// The body, from the models the pool reads.
+pub async fn page_pooled(
+    db: &Db,
+    user_id: &str,
+    limit: u64,
+    offset: u64,
+) -> Result<Vec<u8>, Error> {
+    let rows = page(user_id, limit, offset).all(db.read()).await?;
+    let mut body = Envelope::open(rows.len());
+    for row in &rows {
+        body.event(&StoredEvent::from(row))?;
+    }
+    Ok(body.close(limit.min(MAX_LIMIT), offset))
+}
+
+/// The body, written from SQLite's rows while they are read; a miss when
+/// this database is not read inline or a row is not as expected.
+pub fn page_inline(db: &Db, user_id: &str, limit: u64, offset: u64) -> Result<Vec<u8>, Miss> {
+    use event::Column as C;
+    let limit = limit.min(MAX_LIMIT);
+    let mut body = Envelope::open(usize::try_from(limit).unwrap_or(0));
+    db.try_inline_rows(&page(user_id, limit, offset), |row| {
+        let e = StoredEvent {
+            id: row.str(C::Id as usize)?,
+            user_id: row.str(C::UserId as usize)?,
+            session_id: row.str(C::SessionId as usize)?,
+            timestamp: row.str(C::Timestamp as usize)?,
+            model: row.str(C::Model as usize)?,
+            input_tokens: row.i64(C::InputTokens as usize)?,
+            output_tokens: row.i64(C::OutputTokens as usize)?,
+            cache_read_tokens: row.i64(C::CacheReadTokens as usize)?,
+            cache_write_tokens: row.i64(C::CacheWriteTokens as usize)?,
+            cost_usd: row.f64(C::CostUsd as usize)?,
+            created_at: row.datetime(C::CreatedAt as usize)?,
+        };
+        body.event(&e).map_err(|e| Miss::Write(e.to_string()))
+    })?;
+    Ok(body.close(limit, offset))
+}
+
+/// `{"events":[...],"limit":L,"offset":O}`, as serde writes the route's
+/// `History`, one event at a time.
+struct Envelope {
+    buf: Vec<u8>,
+    first: bool,
+}
+
+impl Envelope {
+    /// About 330 bytes an event.
+    fn open(events: usize) -> Self {
+        let mut buf = Vec::with_capacity(64 + events.saturating_mul(340));
+        buf.extend_from_slice(b"{\"events\":[");
+        Self { buf, first: true }
+    }
+
+    fn event(&mut self, e: &StoredEvent<'_>) -> Result<(), keel_platform::http::json::JsonError> {
+        if !std::mem::take(&mut self.first) {
+            self.buf.push(b',');
+        }
+        keel_platform::http::json::to_writer(&mut self.buf, e)
+    }
+
+    fn close(mut self, limit: u64, offset: u64) -> Vec<u8> {
+        use std::io::Write;
+        // Writing into a Vec cannot fail.
+        let _ = write!(self.buf, "],\"limit\":{limit},\"offset\":{offset}}}");
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_platform::sea_orm::Iterable;
+
+    #[test]
+    fn the_envelope_is_what_serde_writes_for_the_routes_history() {
+        use crate::routes::history::History;
+        let model = event::Model {
+            seq: 7,
+            id: "e1".to_owned(),
+            user_id: "u \"1\"".to_owned(),
+            session_id: "s\n".to_owned(),
+            timestamp: "2026-01-01T00:00:00Z".to_owned(),
+            model: "m".to_owned(),
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 3,
+            cache_write_tokens: 4,
+            cost_usd: 0.1 + 0.2,
+            created_at: DateTime::from_timestamp(1_767_225_600, 123_456_789).unwrap_or_default(),
+        };
+        for events in [vec![], vec![&model], vec![&model, &model]] {
+            let mut body = Envelope::open(events.len());
+            for e in &events {
+                body.event(&StoredEvent::from(*e)).unwrap_or_default();
+            }
+            let expected = serde_json::to_string(&History {
+                events: events.iter().map(|e| StoredEvent::from(*e)).collect(),
+                limit: 50,
+                offset: 3,
+            })
+            .unwrap_or_default();
+            assert_eq!(String::from_utf8_lossy(&body.close(50, 3)), expected);
+        }
+    }
+
+    #[test]
+    fn event_columns_are_numbered_in_the_order_they_are_read() {
+        for (i, c) in event::Column::iter().enumerate() {
+            assert_eq!(c as usize, i, "{c:?}");
+        }
+    }
 }

@@ -3,7 +3,6 @@
 pub mod account;
 pub mod devices;
 pub mod event;
-pub mod history_sqlite;
 pub mod ingest;
 pub mod preferences;
 pub mod thresholds;

@@ -34,8 +34,8 @@ impl From<preferences::Model> for UserPreferences {
 
 /// The user's preferences, if any were configured.
 pub async fn get(db: &Db, user_id: &str) -> Result<Option<UserPreferences>, DbErr> {
-    Ok(preferences::Entity::find_by_id(user_id)
-        .one(db.read())
+    Ok(db
+        .one_short(preferences::Entity::find_by_id(user_id))
         .await?
         .map(UserPreferences::from))
 }

@@ -1,8 +1,8 @@
 //! POST and DELETE /register, DELETE /device/{token}, GET /device.
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use keel_platform::http::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 

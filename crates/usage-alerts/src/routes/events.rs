@@ -1,7 +1,7 @@
 //! POST /event.
 
-use axum::Json;
 use axum::extract::State;
+use keel_platform::http::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
 

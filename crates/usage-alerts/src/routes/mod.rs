@@ -3,7 +3,7 @@
 mod account;
 mod devices;
 mod events;
-mod history;
+pub(crate) mod history;
 mod preferences;
 mod status;
 

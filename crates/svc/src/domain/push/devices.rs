@@ -310,9 +310,7 @@ pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, Erro
 
 /// (registered, active)
 pub async fn status(db: &Db, token: &str) -> Result<(bool, bool), Error> {
-    let d = push_device::Entity::find_by_id(token)
-        .one(db.read())
-        .await?;
+    let d = db.one_short(push_device::Entity::find_by_id(token)).await?;
     Ok(d.map_or((false, false), |d| (true, d.active)))
 }
 

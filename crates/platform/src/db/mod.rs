@@ -5,12 +5,17 @@
 //! of exactly one connection, so writers queue in the process instead of
 //! sleeping in SQLite's busy handler, and reads use a pool of their own.
 
+use std::sync::Arc;
 use std::time::Duration;
+
+pub mod inline;
+mod sqlite_time;
 
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
     ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
-    SqliteTransactionMode, TransactionOptions, TransactionTrait,
+    EntityTrait, QuerySelect, QueryTrait, Select, SqliteTransactionMode, TransactionOptions,
+    TransactionTrait, TryIntoModel,
 };
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
@@ -20,6 +25,8 @@ use crate::config::{DatabaseConfig, DatabaseUrl};
 pub struct Db {
     reader: DatabaseConnection,
     writer: DatabaseConnection,
+    /// Short reads on the calling thread (SQLite files only).
+    inline: Option<Arc<inline::InlineReads>>,
 }
 
 impl Db {
@@ -37,13 +44,22 @@ impl Db {
                 Ok(Self {
                     reader: pool.clone(),
                     writer: pool,
+                    inline: None,
                 })
             }
             DatabaseUrl::Sqlite(url) => {
                 let writer = Database::connect(sqlite_options(url, cfg, 1)).await?;
                 let reader =
                     Database::connect(sqlite_options(url, cfg, cfg.max_connections)).await?;
-                Ok(Self { reader, writer })
+                let inline = (cfg.sqlite_inline_reads)
+                    .then(|| inline::InlineReads::for_url(url))
+                    .flatten()
+                    .map(Arc::new);
+                Ok(Self {
+                    reader,
+                    writer,
+                    inline,
+                })
             }
         }
     }
@@ -51,6 +67,62 @@ impl Db {
     /// For queries that only read.
     pub fn read(&self) -> &DatabaseConnection {
         &self.reader
+    }
+
+    /// `select.all(db.read())`, for a read the caller knows to be short (an
+    /// indexed lookup, a limited page): on SQLite it runs at once on this
+    /// thread (see [`inline`]), else through the pool.
+    pub async fn all_short<E>(&self, select: Select<E>) -> Result<Vec<E::Model>, DbErr>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        match self.try_inline(&select) {
+            Ok(models) => Ok(models),
+            Err(_) => select.all(&self.reader).await,
+        }
+    }
+
+    /// `select.one(db.read())`, as [`Db::all_short`].
+    pub async fn one_short<E>(&self, select: Select<E>) -> Result<Option<E::Model>, DbErr>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        let select = select.limit(1);
+        match self.try_inline(&select) {
+            Ok(models) => Ok(models.into_iter().next()),
+            Err(_) => select.one(&self.reader).await,
+        }
+    }
+
+    /// Runs `select` inline and hands each row (columns in the entity's
+    /// order: `Column::X as usize`) to `each`, or says why it did not; the
+    /// caller then reads through the pool. For callers that write a
+    /// response straight from the rows.
+    pub fn try_inline_rows<E: EntityTrait>(
+        &self,
+        select: &Select<E>,
+        each: impl FnMut(&inline::InlineRow<'_>) -> Result<(), inline::Miss>,
+    ) -> Result<(), inline::Miss> {
+        let Some(reads) = &self.inline else {
+            return Err(inline::Miss::Off);
+        };
+        count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each))
+    }
+
+    /// The models `select` reads, read inline, or why they were not (the
+    /// `*_short` reads then go through the pool). Public for tests that
+    /// check a hot read is served inline.
+    pub fn try_inline<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        let Some(reads) = &self.inline else {
+            return Err(inline::Miss::Off);
+        };
+        count(reads.all::<E>(&select.build(DbBackend::Sqlite)))
     }
 
     /// For statements that write outside a transaction.
@@ -103,6 +175,20 @@ impl Db {
             }
         }
     }
+}
+
+/// Counts an inline read's outcome (`keel_db_inline_reads_total`).
+fn count<T>(result: Result<T, inline::Miss>) -> Result<T, inline::Miss> {
+    match &result {
+        Ok(_) => {
+            metrics::counter!("keel_db_inline_reads_total", "outcome" => "inline").increment(1);
+        }
+        Err(miss) => {
+            tracing::debug!(%miss, "read through the pool instead");
+            metrics::counter!("keel_db_inline_reads_total", "outcome" => "pool").increment(1);
+        }
+    }
+    result
 }
 
 fn common(opts: &mut ConnectOptions, cfg: &DatabaseConfig, max: u32) {
