@@ -148,7 +148,10 @@ bench_keel_pid() { cat "$BENCH_DIR/keel.pid" 2>/dev/null || echo "$KEEL_PID"; }
 bench_reset_peak() { echo 5 > "/proc/$(bench_keel_pid)/clear_refs" 2>/dev/null || true; }
 bench_peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$(bench_keel_pid)/status"; }
 
-# bench_wrk NAME URL [LUA] -> "req/s p50 p99" ; prints wrk's report on stderr
+# bench_wrk NAME URL [LUA] -> "req/s p50 p99" ; prints wrk's report on stderr.
+# Then measures /healthz on the same listener at once (BENCH_ADJACENT=0 to
+# skip): this machine's speed drifts by a quarter within minutes, so each
+# row's "% of /healthz" is taken against the /healthz measured beside it.
 bench_wrk() {
   local url="$2" script_args=()
   [ -n "${3:-}" ] && script_args=(-s "$3")
@@ -158,6 +161,11 @@ bench_wrk() {
   local errors
   errors=$(echo "$report" | awk '/Non-2xx or 3xx responses/ {print $NF}')
   [ -n "$errors" ] && echo "warning: $errors non-2xx responses in $1" >&2
+  rm -f "$BENCH_DIR/adjacent_healthz"
+  if [ "${BENCH_ADJACENT:-1}" = 1 ] && [[ "$url" =~ ^(http://[^/]+) ]]; then
+    wrk -t2 -c"$CONNECTIONS" -d"$DURATION" "${BASH_REMATCH[1]}/healthz" \
+      | awk '/Requests\/sec/ {printf "%.0f", $2}' > "$BENCH_DIR/adjacent_healthz"
+  fi
   echo "$report" | awk '
     /Requests\/sec/ {rps=$2}
     $1=="50%" {p50=$2}
@@ -166,15 +174,47 @@ bench_wrk() {
 }
 
 # bench_row BACKEND NAME FLOOR "rps p50 p99" [FLOOR_NAME]
+# Against /healthz (no FLOOR_NAME), the /healthz measured beside the row is
+# used when there is one (see bench_wrk), and shown.
 bench_row() {
-  local rps p50 p99 ratio
+  local rps p50 p99 ratio floor=$3 adjacent=""
   read -r rps p50 p99 <<<"$4"
-  if [ -n "$3" ] && [ "$3" != 0 ]; then
-    ratio=$(awk -v a="$rps" -v b="$3" -v n="${5:-/healthz}" 'BEGIN {printf "%.0f%% of %s", 100*a/b, n}')
+  if [ -z "${5:-}" ] && [ -s "$BENCH_DIR/adjacent_healthz" ]; then
+    floor=$(cat "$BENCH_DIR/adjacent_healthz")
+    adjacent=" ($floor beside it)"
+  fi
+  if [ -n "$floor" ] && [ "$floor" != 0 ]; then
+    ratio=$(awk -v a="$rps" -v b="$floor" -v n="${5:-/healthz}" 'BEGIN {printf "%.0f%% of %s", 100*a/b, n}')
+    ratio="$ratio$adjacent"
   else
     ratio="(floor)"
   fi
   echo "| $1 | $2 | $rps | $p50 | $p99 | $ratio | $(bench_peak_rss) |"
+}
+
+# A floor straight at PostgreSQL: a pgbench script (bench/sql/NAME.pgbench,
+# 16 clients on 2 threads) -> transactions/s. Extra arguments go to pgbench.
+bench_pgbench() { # name [pgbench args...]
+  local name=$1; shift
+  pgbench -n -h 127.0.0.1 -U postgres "$@" -f "bench/sql/$name.pgbench" -c 16 -j 2 -T "${DURATION%s}" "$BENCH_PG_DB" 2>/dev/null \
+    | awk '/^tps/ {printf "%.0f", $3}'
+}
+
+# A floor straight at SQLite (crates/testkit/src/bin/sqlite-floor.rs) -> ops/s.
+bench_sqlite_floor() { # scenario [arg]
+  "$SQLITE_FLOOR_BIN" "$BENCH_DIR/keel.db" "${DURATION%s}" "$@"
+}
+
+# A DB floor for BACKEND: pgbench NAME on PostgreSQL, sqlite-floor SCENARIO
+# on SQLite.
+bench_db_floor() { # backend pgbench-name sqlite-scenario [sqlite arg]
+  if [ "$1" = postgres ]; then bench_pgbench "$2"; else bench_sqlite_floor "${@:3}"; fi
+}
+
+# The floor row and the endpoint's row against it.
+bench_floor_rows() { # backend label floor "rps p50 p99"
+  echo "| $1 | $2 DB floor | $3 | - | - | (floor) | - |"
+  bench_row "$1" "$2 vs its DB floor" "$3" "$4" "DB floor"
 }
 
 # The dev-mode user id keel derives from a bearer token.

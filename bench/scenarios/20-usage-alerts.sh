@@ -1,25 +1,8 @@
 # usage-alerts: POST /event at 64 connections (200 development-mode users)
 # against the same insert-and-aggregate transaction driven straight at the
-# database; then POST /event and GET /history?offset=0 for a user with
-# 1,000,000 stored events against one with 1,000.
-
-bench_event_floor() { # backend -> tx/s
-  if [ "$1" = postgres ]; then
-    pgbench -n -h 127.0.0.1 -U postgres -f bench/sql/event.pgbench -c 16 -j 2 -T "${DURATION%s}" "$BENCH_PG_DB" 2>/dev/null \
-      | awk '/^tps/ {printf "%.0f", $3}'
-  else
-    python3 bench/sqlite_event_floor.py "$BENCH_DIR/keel.db" "${DURATION%s}"
-  fi
-}
-
-bench_history_floor() { # backend user -> pages/s
-  if [ "$1" = postgres ]; then
-    pgbench -n -h 127.0.0.1 -U postgres -D user="'$2'" -f bench/sql/history.pgbench -c 16 -j 2 -T "${DURATION%s}" "$BENCH_PG_DB" 2>/dev/null \
-      | awk '/^tps/ {printf "%.0f", $3}'
-  else
-    python3 bench/sqlite_history_floor.py "$BENCH_DIR/keel.db" "${DURATION%s}" "$2"
-  fi
-}
+# database; GET /preferences of 200 users; then POST /event and GET
+# /history?offset=0 for a user with 1,000,000 stored events against one with
+# 1,000. Reads and writes each beside /healthz and their DB floor.
 
 bench_seed_events() { # backend user count
   if [ "$1" = postgres ]; then
@@ -38,14 +21,40 @@ PY
   fi
 }
 
+# Thresholds for 200 development-mode users (tokens pref-1..pref-200);
+# prints the tokens file. PostgreSQL's pgbench finds them in bench_pref_users.
+bench_seed_preferences() { # backend
+  local file="$BENCH_DIR/pref-tokens.txt" values="" i user
+  : > "$file"
+  for i in $(seq 1 200); do
+    echo "pref-$i" >> "$file"
+    user=$(bench_dev_user "pref-$i")
+    values="$values${values:+,}($i, '$user')"
+  done
+  local thresholds='[{"id":"daily","type":"daily_cost","value":5.0,"isEnabled":true},{"id":"tokens","type":"token_count","value":100000.0,"isEnabled":false}]'
+  local now="'2026-01-01T00:00:00+00:00'"
+  [ "$1" = postgres ] && now="now()"
+  bench_sql "$1" "CREATE TABLE bench_pref_users (n integer PRIMARY KEY, user_id text NOT NULL);
+    INSERT INTO bench_pref_users VALUES $values;
+    INSERT INTO ua_preferences (user_id, thresholds, updated_at) SELECT user_id, '$thresholds', $now FROM bench_pref_users"
+  echo "$file"
+}
+
 bench_scenario() { # backend floor
   bench_reset_peak
-  local post floor
+  local post
   post=$(bench_wrk event "$(bench_url usage-alerts /event)" bench/lua/event.lua)
-  local peak; peak=$(bench_peak_rss)
-  floor=$(bench_event_floor "$1")
-  echo "| $1 | usage-alerts DB floor: the same transaction straight at the database | $floor | - | - | (floor) | - |"
-  bench_row "$1" "usage-alerts POST /event" "$floor" "$post" "DB floor"
+  bench_row "$1" "usage-alerts POST /event" "$2" "$post"
+  bench_floor_rows "$1" "usage-alerts POST /event (the same transaction)" \
+    "$(bench_db_floor "$1" event event)" "$post"
+
+  local prefs row
+  prefs=$(bench_seed_preferences "$1")
+  bench_reset_peak
+  row=$(BENCH_TOKENS=$prefs BENCH_METHOD=GET BENCH_PATH=/preferences \
+       bench_wrk preferences "$(bench_url usage-alerts /preferences)" bench/lua/authed.lua)
+  bench_row "$1" "usage-alerts GET /preferences (200 users)" "$2" "$row"
+  bench_floor_rows "$1" "usage-alerts GET /preferences" "$(bench_db_floor "$1" preferences preferences)" "$row"
 
   local small big
   small=$(bench_dev_user small-user)
@@ -53,19 +62,20 @@ bench_scenario() { # backend floor
   bench_seed_events "$1" "$small" 1000
   bench_seed_events "$1" "$big" 1000000
   for who in small big; do
-    local token="$who-user" label
+    local token="$who-user" label user floor
     [ "$who" = big ] && label="1,000,000" || label="1,000"
+    [ "$who" = big ] && user=$big || user=$small
     bench_reset_peak
     bench_row "$1" "POST /event, user with $label events" "$2" \
       "$(BENCH_TOKEN=$token bench_wrk "event-$who" "$(bench_url usage-alerts /event)" bench/lua/post-one.lua)"
     bench_reset_peak
-    local row hfloor user
     row=$(BENCH_TOKEN=$token BENCH_PATH=/history?offset=0 bench_wrk "history-$who" "$(bench_url usage-alerts /history)" bench/lua/get.lua)
     bench_row "$1" "GET /history?offset=0, user with $label events" "$2" "$row"
-    [ "$who" = big ] && user=$big || user=$small
-    hfloor=$(bench_history_floor "$1" "$user")
-    echo "| $1 | GET /history DB floor (page of 50 as JSON), $label events | $hfloor | - | - | (floor) | - |"
-    bench_row "$1" "GET /history?offset=0 vs its DB floor, $label events" "$hfloor" "$row" "DB floor"
+    if [ "$1" = postgres ]; then
+      floor=$(bench_pgbench history -D user="'$user'")
+    else
+      floor=$(bench_sqlite_floor history "$user")
+    fi
+    bench_floor_rows "$1" "GET /history?offset=0 (page of 50), $label events" "$floor" "$row"
   done
-  : "$peak"
 }

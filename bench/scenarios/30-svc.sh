@@ -1,5 +1,6 @@
 # svc: POST /submit with a valid App Check token (RS256, keys from a local
-# JWKS fetched once and cached), rate limit raised, at 64 connections.
+# JWKS fetched once and cached), rate limit raised, at 64 connections;
+# beside /healthz and its DB floor (the insert, one transaction each).
 bench_scenario() { # backend floor
   local dir="$BENCH_DIR/appcheck" token
   bench_appcheck
@@ -15,8 +16,10 @@ bench_scenario() { # backend floor
     -d '{"fields":{"name":"Ada","email":"ada@example.com"}}')
   [ "$check" = 200 ] || echo "warning: a trial submission answered $check" >&2
   bench_reset_peak
-  bench_row "$1" "svc POST /submit (App Check verified)" "$2" \
-    "$(BENCH_TOKEN=$token bench_wrk submit "$(bench_url svc /svc/v1/submit/1)" bench/lua/submit.lua)"
+  local row
+  row=$(BENCH_TOKEN=$token bench_wrk submit "$(bench_url svc /svc/v1/submit/1)" bench/lua/submit.lua)
+  bench_row "$1" "svc POST /submit (App Check verified)" "$2" "$row"
+  bench_floor_rows "$1" "svc POST /submit (the insert)" "$(bench_db_floor "$1" submit submit)" "$row"
   kill "$BENCH_AUX_PID" 2>/dev/null
   BENCH_AUX_PID=""
 }

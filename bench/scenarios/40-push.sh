@@ -3,7 +3,8 @@
 # lifted (keel's own ceiling, compared to the fake driven directly by wrk
 # with 6 connections and 100 notifications a request); the fake's count
 # shows every device got exactly one. Then the CSV export of those devices
-# (time, peak RSS) and POST /register at 64 connections.
+# (time, peak RSS), GET /register/status of the seeded devices and POST
+# /register at 64 connections, each beside its DB floor.
 
 PUSH_DEVICES="${BENCH_PUSH_DEVICES:-100000}"
 EXPO_PORT=$((BENCH_PORT_BASE + 30))
@@ -71,7 +72,7 @@ bench_scenario() { # backend floor
   # The floor: the fake Expo driven directly.
   bench_fake_expo 0
   local floor_row floor_rps floor_msgs
-  floor_row=$(CONNECTIONS=6 bench_wrk expo-floor "http://127.0.0.1:$EXPO_PORT/--/api/v2/push/send" bench/lua/expo-batch.lua)
+  floor_row=$(BENCH_ADJACENT=0 CONNECTIONS=6 bench_wrk expo-floor "http://127.0.0.1:$EXPO_PORT/--/api/v2/push/send" bench/lua/expo-batch.lua)
   read -r floor_rps _ _ <<<"$floor_row"
   floor_msgs=$((floor_rps * 100))
   echo "| $backend | fake Expo driven directly (6 connections, 100 a request) | $floor_msgs msg/s | - | - | (floor) | - |"
@@ -96,11 +97,24 @@ bench_scenario() { # backend floor
   t1=$(date +%s.%N)
   echo "| $backend | GET /devices/export: $((lines - 1)) devices in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2fs", b-a}') | - | - | - | - | $(bench_peak_rss) |"
 
+  local row
+  bench_reset_peak
+  row=$(BENCH_DEVICES=$PUSH_DEVICES bench_wrk register-status "$(bench_url svc /svc/v1/register/status)" bench/lua/register-status.lua)
+  bench_row "$backend" "svc GET /register/status (one of $PUSH_DEVICES devices)" "$healthz" "$row"
+  local floor
+  if [ "$backend" = postgres ]; then
+    floor=$(bench_pgbench register-status -D devices="$PUSH_DEVICES")
+  else
+    floor=$(bench_sqlite_floor register-status)
+  fi
+  bench_floor_rows "$backend" "svc GET /register/status" "$floor" "$row"
+
   bench_appcheck
   sleep 1.5
   bench_reset_peak
-  bench_row "$backend" "svc POST /register (new device each request)" "$healthz" \
-    "$(BENCH_TOKEN=$BENCH_APPCHECK_TOKEN bench_wrk register "$(bench_url svc /svc/v1/register)" bench/lua/register.lua)"
+  row=$(BENCH_TOKEN=$BENCH_APPCHECK_TOKEN bench_wrk register "$(bench_url svc /svc/v1/register)" bench/lua/register.lua)
+  bench_row "$backend" "svc POST /register (new device each request)" "$healthz" "$row"
+  bench_floor_rows "$backend" "svc POST /register (the upsert)" "$(bench_db_floor "$backend" register register)" "$row"
   kill "$BENCH_AUX_PID" 2>/dev/null
   BENCH_AUX_PID=""
 }

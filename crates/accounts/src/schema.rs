@@ -9,11 +9,18 @@ use keel_platform::sea_orm::{DbBackend, Statement};
 
 pub static MIGRATIONS: MigrationSet = MigrationSet {
     component: "accounts",
-    migrations: &[Migration {
-        version: 0,
-        name: "users_sessions_goals",
-        up: initial,
-    }],
+    migrations: &[
+        Migration {
+            version: 0,
+            name: "users_sessions_goals",
+            up: initial,
+        },
+        Migration {
+            version: 1,
+            name: "goals_by_user_newest",
+            up: goals_by_user_newest,
+        },
+    ],
 };
 
 fn id(name: &'static str) -> ColumnDef {
@@ -212,4 +219,35 @@ fn initial(b: DbBackend) -> Vec<Statement> {
             &yearly_by_user,
         ],
     )
+}
+
+/// A user's goals in the order they are listed (newest first), so the list
+/// reads the index backwards instead of sorting (SQLite's plan showed a
+/// temporary B-tree for the ORDER BY). The user_id prefix still serves the
+/// 1000-goal check and the cascade; a goal by id is the primary key's.
+fn goals_by_user_newest(b: DbBackend) -> Vec<Statement> {
+    let mut stmts = Vec::new();
+    for (table, old, new) in [
+        (
+            "accounts_weekly_goals",
+            "accounts_weekly_goals_user",
+            "accounts_weekly_goals_user_created",
+        ),
+        (
+            "accounts_yearly_goals",
+            "accounts_yearly_goals_user",
+            "accounts_yearly_goals_user_created",
+        ),
+    ] {
+        let create = Index::create()
+            .name(new)
+            .table(table)
+            .col("user_id")
+            .col("created_at")
+            .col("id")
+            .to_owned();
+        let drop = Index::drop().name(old).table(table).to_owned();
+        stmts.extend(build_all(b, &[&create, &drop]));
+    }
+    stmts
 }

@@ -370,3 +370,34 @@ async fn concurrent_creates_at_the_limit_never_pass_a_thousand() {
         .unwrap();
     assert_eq!(held, 1000);
 }
+
+/// A user's goals are read in list order from an index, newest first,
+/// without a sort (SQLite's plan; PostgreSQL picks by table size).
+#[tokio::test]
+async fn a_goal_list_is_read_from_an_index_in_its_order() {
+    use keel_platform::sea_orm::{ConnectionTrait, Statement};
+    let api = Api::start().await;
+    let db = &api.app.platform().db;
+    if db.is_postgres() {
+        return;
+    }
+    for table in ["accounts_weekly_goals", "accounts_yearly_goals"] {
+        let plan = db
+            .read()
+            .query_all_raw(Statement::from_string(
+                db.backend(),
+                format!(
+                    "EXPLAIN QUERY PLAN SELECT * FROM {table} WHERE user_id = 'u' \
+                     ORDER BY created_at DESC, id DESC"
+                ),
+            ))
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.try_get::<String>("", "detail").unwrap())
+            .collect::<Vec<_>>()
+            .join("; ");
+        assert!(plan.contains(&format!("{table}_user_created")), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+}
