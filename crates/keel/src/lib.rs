@@ -120,6 +120,7 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     let shutdown = CancellationToken::new();
     let grace = platform.config.http.shutdown_grace;
     let tasks = Tasks::new();
+    tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
     let mut servers = JoinSet::new();
     let mut registry = JobRegistry::default();
     platform.mailer.register(&mut registry);

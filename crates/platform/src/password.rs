@@ -61,6 +61,8 @@ pub fn dummy_hash() -> Result<String, HashError> {
 }
 
 /// Whether `password` matches `hash`; a malformed hash never matches.
+/// Each hash computed is counted (`keel_password_verifications_total`), so
+/// a test can see that a login for an unknown user paid for one too.
 pub async fn verify(password: String, hash: String) -> bool {
     let Ok(_slot) = slots().acquire().await else {
         return false;
@@ -68,9 +70,11 @@ pub async fn verify(password: String, hash: String) -> bool {
     tokio::task::spawn_blocking(move || {
         PasswordHash::new(&hash)
             .map(|parsed| {
-                Argon2::default()
+                let ok = Argon2::default()
                     .verify_password(password.as_bytes(), &parsed)
-                    .is_ok()
+                    .is_ok();
+                metrics::counter!("keel_password_verifications_total").increment(1);
+                ok
             })
             .unwrap_or(false)
     })

@@ -2,6 +2,7 @@
 //! listener (`KEEL_METRICS_ADDR`), never next to the APIs.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
@@ -9,6 +10,8 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::config::LogFormat;
 
@@ -60,6 +63,28 @@ pub fn prometheus() -> Option<PrometheusHandle> {
         .clone()
 }
 
+/// How often [`upkeep`] runs.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Keeps the recorder's memory bounded until `stop`. The recorder keeps
+/// every histogram sample (one a request) until upkeep folds them into
+/// their buckets; without it memory grew by about 20 bytes a request for
+/// as long as nobody scraped /metrics (the benchmark saw 30 -> 90 MiB in a
+/// minute of /healthz). Scrapes fold them too; this bounds the rest.
+pub async fn upkeep(stop: CancellationToken) {
+    let Some(handle) = prometheus() else {
+        return;
+    };
+    let mut every = tokio::time::interval(UPKEEP_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = every.tick() => handle.run_upkeep(),
+        }
+    }
+}
+
 /// The metrics listener's router: `GET /metrics`.
 pub fn metrics_router() -> Router {
     let handle = prometheus();
@@ -75,4 +100,23 @@ pub fn metrics_router() -> Router {
             }
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn upkeep_runs_until_the_server_stops() {
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(upkeep(stop.clone()));
+        metrics::histogram!("keel_test_duration_seconds").record(0.001);
+        tokio::task::yield_now().await;
+        assert!(!task.is_finished());
+        stop.cancel();
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("upkeep stops when told")
+            .expect("upkeep does not panic");
+    }
 }
