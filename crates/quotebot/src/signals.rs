@@ -1,5 +1,7 @@
 //! SIGTERM and SIGINT, as a future.
 
+use std::io::Write;
+
 pub async fn stop_requested() {
     let int = async {
         if tokio::signal::ctrl_c().await.is_err() {
@@ -27,7 +29,13 @@ pub fn watchdog(after: std::time::Duration, what: &'static str, code: i32) {
     std::thread::spawn(move || {
         std::thread::sleep(after);
         tracing::error!("{what}: still running {after:?} after the stop; exiting now");
-        eprintln!("quotebot: {what}: still running {after:?} after the stop; exiting now");
+        // Not eprintln!: it panics when stderr is gone (a manager killed
+        // with its output pipe closed), and a panic here would end this
+        // thread instead of the process.
+        let _ = writeln!(
+            std::io::stderr(),
+            "quotebot: {what}: still running {after:?} after the stop; exiting now"
+        );
         std::process::exit(code);
     });
 }

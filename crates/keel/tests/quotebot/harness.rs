@@ -143,19 +143,23 @@ impl Running {
 
     /// The shard processes (children of the manager).
     pub fn shard_pids(&self) -> Vec<i32> {
-        // A child is listed under the thread that spawned it.
-        let pid = self.p.pid();
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            return Vec::new();
-        };
-        tasks
-            .flatten()
-            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
-            .flat_map(|c| {
-                c.split_whitespace()
-                    .filter_map(|s| s.parse().ok())
-                    .collect::<Vec<i32>>()
-            })
-            .collect()
+        children(self.p.pid())
     }
+}
+
+/// The child processes of `pid`.
+pub fn children(pid: i32) -> Vec<i32> {
+    // A child is listed under the thread that spawned it.
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|s| s.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }

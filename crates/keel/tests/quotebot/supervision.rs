@@ -9,7 +9,8 @@ use keel_testkit::eventually;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::Quotebot;
+use crate::harness::{KEEL, Quotebot, children};
+use keel_testkit::process::command;
 
 fn signal(pid: i32, sig: Signal) {
     let _ = kill(Pid::from_raw(pid), sig);
@@ -249,4 +250,34 @@ async fn the_parent_watchdog_ends_the_manager_whatever_happens() {
     assert!(!status.success(), "{}", bot.output());
     assert!(took >= Duration::from_millis(1400), "took {took:?}");
     assert!(took < Duration::from_millis(5000), "took {took:?}");
+}
+
+#[tokio::test]
+async fn a_shard_ends_itself_when_its_manager_is_killed_even_with_its_output_gone() {
+    let q = Quotebot::new().await;
+    let mut cmd = command(KEEL, q.dir.path(), &q.env, &["quotebot"]);
+    cmd.stdout(std::process::Stdio::null());
+    let mut manager = cmd.spawn().unwrap();
+    // Nobody reads the output any more: every write to stderr fails.
+    drop(manager.stderr.take());
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(60), || {
+        (!d.sessions().is_empty()).then_some(())
+    })
+    .await
+    .expect("a shard session");
+    let pid = i32::try_from(manager.id().unwrap()).unwrap();
+    let shard = eventually(Duration::from_secs(10), || children(pid).first().copied())
+        .await
+        .expect("a shard process");
+    // Nor is the shard's close answered (Discord gone as well).
+    q.discord.ignore_close(true);
+    manager.kill().await.unwrap();
+    // Orphan check every 0.5 s, then the shard watchdog (2 s here).
+    let gone = || !std::path::Path::new(&format!("/proc/{shard}")).exists() || zombie(shard);
+    let ended = eventually(Duration::from_secs(15), || gone().then_some(())).await;
+    if ended.is_none() {
+        signal(shard, Signal::SIGKILL);
+    }
+    assert!(ended.is_some(), "the orphaned shard {shard} lives on");
 }
