@@ -4,15 +4,13 @@ use keel::cli::{Command, Invocation};
 use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::telemetry;
 
-// Returns freed memory to the OS promptly (glibc keeps large freed blocks,
-// such as argon2's 19 MiB, per thread arena) and is faster under load.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod allocator;
 
 fn main() -> ExitCode {
     let cli = keel::cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_park(allocator::on_park)
         .build()
     {
         Ok(rt) => rt,
@@ -21,7 +19,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    // On a runtime thread, not this one: start-up's working memory is then
+    // freed on a thread that collects when it goes idle (see allocator).
+    let outcome = runtime.block_on(async {
+        match tokio::spawn(run(cli)).await {
+            Ok(r) => r,
+            Err(e) => Err(anyhow::anyhow!("the main task failed: {e}")),
+        }
+    });
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let message = format!("{e:#}");
