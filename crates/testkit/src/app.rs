@@ -140,6 +140,15 @@ impl TestApp {
         format!("http://{}/metrics", self.running().metrics_addr)
     }
 
+    /// The Prometheus text the metrics listener serves now.
+    pub async fn metrics(&self) -> String {
+        let resp = self.http.get(self.metrics_url()).send().await;
+        let resp = resp.unwrap_or_else(|e| panic!("GET /metrics: {e}"));
+        resp.text()
+            .await
+            .unwrap_or_else(|e| panic!("GET /metrics body: {e}"))
+    }
+
     pub fn platform(&self) -> &Platform {
         &self.running().platform
     }

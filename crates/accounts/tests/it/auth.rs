@@ -207,17 +207,10 @@ async fn wrong_credentials_are_the_same_401_whether_or_not_the_user_exists() {
 
 /// Password hashes computed so far by this process.
 async fn verifications(api: &Api) -> u64 {
-    let text = api
-        .app
-        .http
-        .get(api.app.metrics_url())
-        .send()
+    api.app
+        .metrics()
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
+        .lines()
         .find_map(|l| l.strip_prefix("keel_password_verifications_total "))
         .map_or(0, |n| n.trim().parse().unwrap())
 }

@@ -83,15 +83,7 @@ async fn metrics_are_served_on_their_own_listener_not_with_the_apis() {
         .send()
         .await
         .unwrap();
-    let text = app
-        .http
-        .get(app.metrics_url())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics().await;
     assert!(text.contains(r#"service="accounts""#), "{text}");
     let on_api = app
         .http
