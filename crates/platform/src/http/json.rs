@@ -33,15 +33,27 @@ pub fn to_writer<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> Result<
 #[error("cannot write JSON: {0}")]
 pub struct JsonError(String);
 
+/// A body already written as JSON (with [`to_writer`], in parts), sent as
+/// [`Json`] sends its own.
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct JsonBytes(pub Vec<u8>);
+
+impl IntoResponse for JsonBytes {
+    fn into_response(self) -> Response {
+        (
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            self.0,
+        )
+            .into_response()
+    }
+}
+
 impl<T: Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
         let mut buf = Vec::with_capacity(INITIAL_CAPACITY);
         match to_writer(&mut buf, &self.0) {
-            Ok(()) => (
-                [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-                buf,
-            )
-                .into_response(),
+            Ok(()) => JsonBytes(buf).into_response(),
             Err(e) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 [(

@@ -32,7 +32,7 @@ pub use api_error::{ApiError, ClientError, WireShape};
 pub use body_guard::stream_body;
 pub use error::{PlatformError, Render};
 pub use health::Readiness;
-pub use json::Json;
+pub use json::{Json, JsonBytes};
 
 use crate::config::HttpConfig;
 

@@ -153,10 +153,11 @@ pub const MAX_LIMIT: u64 = 500;
 const SHORT_OFFSET: u64 = 10_000;
 
 /// GET /history's body, `{ events, limit, offset }`, for a page of the
-/// user's events, newest first. On SQLite a short page is written straight
-/// from the rows as SQLite hands them over ([`page_inline`]); otherwise,
-/// or if that read cannot be done, from the models the pool reads
-/// ([`page_pooled`]). The two write the same bytes (tested).
+/// user's events, newest first (`limit` at most [`MAX_LIMIT`]). On SQLite
+/// a short page is written straight from the rows as SQLite hands them
+/// over ([`page_inline`]); otherwise, or if that read cannot be done, from
+/// the models the pool reads ([`page_pooled`]). The two write the same
+/// bytes (tested).
 pub async fn history_body(
     db: &Db,
     user_id: &str,
@@ -175,7 +176,7 @@ fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
     event::Entity::find()
         .filter(event::Column::UserId.eq(user_id))
         .order_by_desc(event::Column::Seq)
-        .limit(limit.min(MAX_LIMIT))
+        .limit(limit)
         .offset(offset)
 }
 
@@ -186,12 +187,13 @@ pub async fn page_pooled(
     limit: u64,
     offset: u64,
 ) -> Result<Vec<u8>, Error> {
+    let limit = limit.min(MAX_LIMIT);
     let rows = page(user_id, limit, offset).all(db.read()).await?;
     let mut body = Envelope::open(rows.len());
     for row in &rows {
         body.event(&StoredEvent::from(row))?;
     }
-    Ok(body.close(limit.min(MAX_LIMIT), offset))
+    Ok(body.close(limit, offset))
 }
 
 /// The body, written from SQLite's rows while they are read; a miss when

@@ -1,14 +1,12 @@
 //! GET /history.
 
 use axum::extract::{Query, State};
-use axum::http::HeaderValue;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
+use keel_platform::http::JsonBytes;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Caller;
-use crate::domain::event::{self, MAX_LIMIT, StoredEvent};
+use crate::domain::event::{self, StoredEvent};
 use crate::error::{self, Error, ErrorBody};
 use crate::state::AppState;
 
@@ -50,13 +48,10 @@ pub async fn history(
     State(state): State<AppState>,
     me: Caller,
     Query(page): Query<Page>,
-) -> Result<Response, Error> {
-    let limit = page_value(page.limit.as_deref(), "limit", 50)?.min(MAX_LIMIT);
+) -> Result<JsonBytes, Error> {
+    let limit = page_value(page.limit.as_deref(), "limit", 50)?;
     let offset = page_value(page.offset.as_deref(), "offset", 0)?;
-    let body = event::history_body(&state.db, &me.user_id, limit, offset).await?;
-    Ok((
-        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-        body,
-    )
-        .into_response())
+    Ok(JsonBytes(
+        event::history_body(&state.db, &me.user_id, limit, offset).await?,
+    ))
 }
