@@ -76,6 +76,9 @@ pub struct DatabaseConfig {
     pub sqlite_busy_timeout: Duration,
     /// Short SQLite reads on the calling thread (`db::inline`).
     pub sqlite_inline_reads: bool,
+    /// Short PostgreSQL reads on connections outside the pool
+    /// (`db::short_pg`), half of `max_connections`.
+    pub pg_short_reads: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -249,6 +252,7 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
         sqlite_busy_timeout: src
             .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
         sqlite_inline_reads: src.bool_or("KEEL_SQLITE_INLINE_READS", true)?,
+        pg_short_reads: src.bool_or("KEEL_PG_SHORT_READS", true)?,
     })
 }
 

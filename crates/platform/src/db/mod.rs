@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub mod inline;
+pub mod short_pg;
 mod sqlite_time;
 
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
@@ -27,6 +28,8 @@ pub struct Db {
     writer: DatabaseConnection,
     /// Short reads on the calling thread (SQLite files only).
     inline: Option<Arc<inline::InlineReads>>,
+    /// Short reads on connections outside the pool (PostgreSQL only).
+    short: Option<Arc<short_pg::ShortReads>>,
 }
 
 impl Db {
@@ -35,8 +38,19 @@ impl Db {
     pub async fn connect(cfg: &DatabaseConfig) -> Result<Self, DbErr> {
         match &cfg.url {
             DatabaseUrl::Postgres(url) => {
+                // Half the connections serve short reads outside the pool
+                // (`short_pg`); the pool keeps the rest, at least one.
+                let short_max = if cfg.pg_short_reads {
+                    cfg.max_connections / 2
+                } else {
+                    0
+                };
+                let short =
+                    short_pg::ShortReads::for_url(url.expose(), short_max, cfg.acquire_timeout)
+                        .map(Arc::new);
+                let pooled = cfg.max_connections - short.as_ref().map_or(0, |_| short_max);
                 let mut opts = ConnectOptions::new(url.expose().to_owned());
-                common(&mut opts, cfg, cfg.max_connections);
+                common(&mut opts, cfg, pooled);
                 // Ping only connections idle for a while (a restarted server or
                 // a proxy may have dropped them); busy ones go straight through.
                 opts.test_before_acquire_if_idle_for(Duration::from_secs(1));
@@ -45,6 +59,7 @@ impl Db {
                     reader: pool.clone(),
                     writer: pool,
                     inline: None,
+                    short,
                 })
             }
             DatabaseUrl::Sqlite(url) => {
@@ -59,6 +74,7 @@ impl Db {
                     reader,
                     writer,
                     inline,
+                    short: None,
                 })
             }
         }
@@ -71,16 +87,38 @@ impl Db {
 
     /// `select.all(db.read())`, for a read the caller knows to be short (an
     /// indexed lookup, a limited page): on SQLite it runs at once on this
-    /// thread (see [`inline`]), else through the pool.
+    /// thread (see [`inline`]), on PostgreSQL on a connection outside the
+    /// pool (see [`short_pg`]), else through the pool.
     pub async fn all_short<E>(&self, select: Select<E>) -> Result<Vec<E::Model>, DbErr>
     where
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
+        if self.short.is_some() {
+            return match self.try_short_pg(&select).await {
+                Ok(models) => Ok(models),
+                Err(_) => select.all(&self.reader).await,
+            };
+        }
         match self.try_inline(&select) {
             Ok(models) => Ok(models),
             Err(_) => select.all(&self.reader).await,
         }
+    }
+
+    /// The models `select` reads on a short-read connection, or why they
+    /// were not. Public for tests that check a hot read is served there.
+    pub async fn try_short_pg<E: EntityTrait>(
+        &self,
+        select: &Select<E>,
+    ) -> Result<Vec<E::Model>, inline::Miss> {
+        let Some(short) = &self.short else {
+            return Err(inline::Miss::Off);
+        };
+        counted(
+            short.all::<E>(&select.build(DbBackend::Postgres)).await,
+            "short",
+        )
     }
 
     /// `select.one(db.read())`, as [`Db::all_short`].
@@ -90,6 +128,12 @@ impl Db {
         E::ActiveModel: TryIntoModel<E::Model>,
     {
         let select = select.limit(1);
+        if self.short.is_some() {
+            return match self.try_short_pg(&select).await {
+                Ok(models) => Ok(models.into_iter().next()),
+                Err(_) => select.one(&self.reader).await,
+            };
+        }
         match self.try_inline(&select) {
             Ok(models) => Ok(models.into_iter().next()),
             Err(_) => select.one(&self.reader).await,
@@ -169,6 +213,9 @@ impl Db {
     }
 
     pub async fn close(self) {
+        if let Some(short) = &self.short {
+            short.close().await;
+        }
         for pool in [self.reader, self.writer] {
             if let Err(e) = pool.close().await {
                 tracing::debug!(error = %e, "closing a database pool");
@@ -179,9 +226,14 @@ impl Db {
 
 /// Counts an inline read's outcome (`keel_db_inline_reads_total`).
 fn count<T>(result: Result<T, inline::Miss>) -> Result<T, inline::Miss> {
+    counted(result, "inline")
+}
+
+/// Counts a short read's outcome: `outcome` where it was served, or "pool".
+fn counted<T>(result: Result<T, inline::Miss>, outcome: &'static str) -> Result<T, inline::Miss> {
     match &result {
         Ok(_) => {
-            metrics::counter!("keel_db_inline_reads_total", "outcome" => "inline").increment(1);
+            metrics::counter!("keel_db_inline_reads_total", "outcome" => outcome).increment(1);
         }
         Err(miss) => {
             tracing::debug!(%miss, "read through the pool instead");

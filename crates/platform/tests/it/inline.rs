@@ -9,7 +9,7 @@ use keel_platform::sea_orm::entity::prelude::*;
 use keel_platform::sea_orm::{ConnectionTrait, QueryOrder, QuerySelect, Set, Statement};
 use keel_testkit::TestPlatform;
 
-mod thing {
+pub mod thing {
     use keel_platform::sea_orm;
     use keel_platform::sea_orm::entity::prelude::*;
 
@@ -44,7 +44,7 @@ mod thing {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-mod with_json {
+pub mod with_json {
     use keel_platform::sea_orm;
     use keel_platform::sea_orm::entity::prelude::*;
 
@@ -64,10 +64,17 @@ mod with_json {
 
 async fn platform_with_things() -> Option<(TestPlatform, DateTime<Utc>)> {
     let p = TestPlatform::start(&[]).await;
-    let db = &p.platform.db;
-    if db.is_postgres() {
+    if p.platform.db.is_postgres() {
         return None;
     }
+    let base = create_things(&p).await;
+    Some((p, base))
+}
+
+/// The `thing` and `with_json` tables, forty things in the first; the
+/// base time they were written around.
+pub async fn create_things(p: &TestPlatform) -> DateTime<Utc> {
+    let db = &p.platform.db;
     let schema = keel_platform::sea_orm::Schema::new(db.backend());
     for stmt in [
         schema.create_table_from_entity(thing::Entity),
@@ -99,7 +106,7 @@ async fn platform_with_things() -> Option<(TestPlatform, DateTime<Utc>)> {
         .await
         .unwrap();
     }
-    Some((p, base))
+    base
 }
 
 #[tokio::test]

@@ -10,3 +10,4 @@ mod jwks;
 mod mail;
 mod migrate;
 mod outbound;
+mod short_pg;

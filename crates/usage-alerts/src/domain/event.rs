@@ -188,7 +188,13 @@ pub async fn page_pooled(
     offset: u64,
 ) -> Result<Vec<u8>, Error> {
     let limit = limit.min(MAX_LIMIT);
-    let rows = page(user_id, limit, offset).all(db.read()).await?;
+    let select = page(user_id, limit, offset);
+    // A near page is a short read (on PostgreSQL, outside the pool).
+    let rows = if offset <= SHORT_OFFSET {
+        db.all_short(select).await?
+    } else {
+        select.all(db.read()).await?
+    };
     let mut body = Envelope::open(rows.len());
     for row in &rows {
         body.event(&StoredEvent::from(row))?;

@@ -57,6 +57,10 @@ pub enum Miss {
     Sqlite(String),
     #[error("the caller could not use a row: {0}")]
     Write(String),
+    #[error("every short-read connection stayed busy")]
+    Busy,
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
 }
 
 impl From<rusqlite::Error> for Miss {

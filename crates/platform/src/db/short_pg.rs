@@ -1,0 +1,139 @@
+//! Short PostgreSQL reads on connections of their own.
+//!
+//! sqlx's pool tests every connection given back to it with a round trip
+//! (a `Sync` and its `ReadyForQuery`), unconditionally: a one-row read
+//! through the pool costs PostgreSQL two round trips, and the second keeps
+//! the connection from the next caller meanwhile. Profiled under load,
+//! `GET /register/status` spent 15 % of keel's time in that test alone.
+//!
+//! Here a short read (the same reads [`super::inline`] serves on SQLite)
+//! runs on one of a few connections kept outside the pool, the SQL and
+//! values SeaORM builds bound as SeaORM binds them and each row decoded by
+//! the model's own `FromQueryResult`, so a model reads the same either way
+//! (tests compare the two). A connection goes back to the idle list only
+//! when its read completed; one whose read failed or was cancelled half-way
+//! is dropped, so nothing is left unread on a connection given to the next
+//! caller, and the read goes through the pool, which reports any real
+//! error.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use sea_orm::sea_query::Values;
+use sea_orm::sqlx::postgres::{PgConnectOptions, PgConnection};
+use sea_orm::sqlx::{self, ConnectOptions, Connection};
+use sea_orm::{EntityTrait, FromQueryResult, QueryResult, Statement};
+use sea_query_sqlx::SqlxValues;
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use super::inline::Miss;
+
+/// A few connections for short reads, at most `max` open at once.
+pub struct ShortReads {
+    options: PgConnectOptions,
+    idle: Mutex<Vec<PgConnection>>,
+    slots: Semaphore,
+    wait: Duration,
+}
+
+impl std::fmt::Debug for ShortReads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShortReads")
+            .field("slots", &self.slots.available_permits())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A connection taken for one read; dropped (closed) unless given back.
+struct Lease<'a> {
+    conn: Option<PgConnection>,
+    owner: &'a ShortReads,
+    _slot: SemaphorePermit<'a>,
+}
+
+impl Lease<'_> {
+    fn give_back(mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.owner
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(conn);
+        }
+    }
+}
+
+impl ShortReads {
+    /// For the server `url` names; `None` when `max` is zero or the URL is
+    /// not one sqlx reads (the pool then reports it).
+    pub fn for_url(url: &str, max: u32, wait: Duration) -> Option<Self> {
+        if max == 0 {
+            return None;
+        }
+        let options = url.parse::<PgConnectOptions>().ok()?;
+        Some(Self {
+            options: options
+                .application_name("keel short reads")
+                .disable_statement_logging(),
+            idle: Mutex::new(Vec::new()),
+            slots: Semaphore::new(usize::try_from(max).unwrap_or(1)),
+            wait,
+        })
+    }
+
+    async fn lease(&self) -> Result<Lease<'_>, Miss> {
+        let slot = tokio::time::timeout(self.wait, self.slots.acquire())
+            .await
+            .map_err(|_| Miss::Busy)?
+            .map_err(|_| Miss::Off)?;
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => PgConnection::connect_with(&self.options)
+                .await
+                .map_err(|e| Miss::Postgres(e.to_string()))?,
+        };
+        Ok(Lease {
+            conn: Some(conn),
+            owner: self,
+            _slot: slot,
+        })
+    }
+
+    /// The models `stmt` (a PostgreSQL select of `E`) reads.
+    pub async fn all<E: EntityTrait>(&self, stmt: &Statement) -> Result<Vec<E::Model>, Miss> {
+        let mut lease = self.lease().await?;
+        let Some(conn) = lease.conn.as_mut() else {
+            return Err(Miss::Off);
+        };
+        let values = stmt.values.clone().unwrap_or(Values(Vec::new()));
+        let rows = sqlx::query_with(sqlx::AssertSqlSafe(stmt.sql.as_str()), SqlxValues(values))
+            .fetch_all(conn)
+            .await
+            .map_err(|e| Miss::Postgres(e.to_string()))?;
+        lease.give_back();
+        rows.into_iter()
+            .map(|row| {
+                E::Model::from_query_result(&QueryResult::from(row), "").map_err(|e| Miss::Decode {
+                    column: String::new(),
+                    why: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Closes the idle connections (each says goodbye to the server).
+    pub async fn close(&self) {
+        self.slots.close();
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        for conn in idle {
+            if let Err(e) = conn.close().await {
+                tracing::debug!(error = %e, "closing a short-read connection");
+            }
+        }
+    }
+}

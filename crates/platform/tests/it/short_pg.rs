@@ -1,0 +1,108 @@
+//! Short reads on PostgreSQL, served on connections outside the pool, read
+//! what the pool reads; what they cannot do is read through the pool.
+
+use keel_platform::db::inline::Miss;
+use keel_platform::sea_orm::entity::prelude::*;
+use keel_platform::sea_orm::{ConnectionTrait, QueryOrder, QuerySelect, Statement};
+use keel_testkit::TestPlatform;
+
+use crate::inline::{create_things, thing, with_json};
+
+async fn postgres_with_things(env: &[(&str, &str)]) -> Option<TestPlatform> {
+    let p = TestPlatform::start(env).await;
+    if !p.platform.db.is_postgres() {
+        return None;
+    }
+    create_things(&p).await;
+    Some(p)
+}
+
+#[tokio::test]
+async fn a_short_read_on_postgresql_gives_the_models_the_pool_gives() {
+    let Some(p) = postgres_with_things(&[]).await else {
+        return;
+    };
+    let db = &p.platform.db;
+    let selects = [
+        thing::Entity::find().order_by_asc(thing::Column::Id),
+        thing::Entity::find().filter(thing::Column::Owner.is_null()),
+        thing::Entity::find().filter(thing::Column::Owner.like("owner%")),
+        thing::Entity::find().filter(thing::Column::Shade.eq(thing::Shade::Dark)),
+        thing::Entity::find().filter(thing::Column::Until.is_not_null()),
+        thing::Entity::find().filter(thing::Column::Raw.eq(vec![0_u8, 255, 7])),
+        thing::Entity::find()
+            .order_by_desc(thing::Column::At)
+            .limit(7)
+            .offset(3),
+        thing::Entity::find_by_id("t05"),
+        thing::Entity::find_by_id("none"),
+    ];
+    for select in selects {
+        let short = db.try_short_pg(&select).await.expect("read short");
+        let pooled = select.clone().all(db.read()).await.unwrap();
+        assert_eq!(short, pooled);
+        assert_eq!(db.all_short(select.clone()).await.unwrap(), pooled);
+        assert_eq!(
+            db.one_short(select.clone()).await.unwrap(),
+            select.one(db.read()).await.unwrap()
+        );
+    }
+    // JSON columns too (SeaORM decodes them; nothing here to miss).
+    db.write()
+        .execute_unprepared(r#"INSERT INTO inline_json (id, doc) VALUES ('j', '{"a": [1, 2]}')"#)
+        .await
+        .unwrap();
+    let json = with_json::Entity::find();
+    assert_eq!(
+        db.try_short_pg(&json).await.unwrap(),
+        json.all(db.read()).await.unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_short_read_that_fails_is_the_pools_to_report_and_its_connection_is_not_reused() {
+    let Some(p) = postgres_with_things(&[]).await else {
+        return;
+    };
+    let db = &p.platform.db;
+    // Another shape than the entity's: the decode fails, the pool reports.
+    let cols = thing::Entity::find()
+        .select_only()
+        .column(thing::Column::Id);
+    assert!(matches!(
+        db.try_short_pg(&cols).await,
+        Err(Miss::Decode { .. })
+    ));
+    assert!(db.all_short(cols).await.is_err());
+    // The server ended every short-read connection (waiting until they are
+    // gone): the next read misses
+    // once, is served by the pool, and the one after on a new connection.
+    let one = thing::Entity::find_by_id("t07");
+    assert!(db.try_short_pg(&one).await.is_ok());
+    let ended = db
+        .read()
+        .query_all_raw(Statement::from_string(
+            db.backend(),
+            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity \
+             WHERE application_name = 'keel short reads' AND datname = current_database()",
+        ))
+        .await
+        .unwrap();
+    assert!(!ended.is_empty(), "the short-read connection was open");
+    let expected = one.clone().one(db.read()).await.unwrap();
+    assert!(expected.is_some());
+    assert_eq!(db.one_short(one.clone()).await.unwrap(), expected);
+    assert_eq!(db.one_short(one.clone()).await.unwrap(), expected);
+    assert!(db.try_short_pg(&one).await.is_ok());
+}
+
+#[tokio::test]
+async fn short_reads_on_postgresql_can_be_turned_off() {
+    let Some(p) = postgres_with_things(&[("KEEL_PG_SHORT_READS", "false")]).await else {
+        return;
+    };
+    let db = &p.platform.db;
+    let one = thing::Entity::find_by_id("t07");
+    assert_eq!(db.try_short_pg(&one).await, Err(Miss::Off));
+    assert!(db.one_short(one).await.unwrap().is_some());
+}
