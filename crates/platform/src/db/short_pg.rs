@@ -16,7 +16,6 @@
 //! caller, and the read goes through the pool, which reports any real
 //! error.
 
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use sea_orm::sea_query::Values;
@@ -26,12 +25,13 @@ use sea_orm::{EntityTrait, FromQueryResult, QueryResult, Statement};
 use sea_query_sqlx::SqlxValues;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
+use super::idle::Idle;
 use super::inline::Miss;
 
 /// A few connections for short reads, at most `max` open at once.
 pub struct ShortReads {
     options: PgConnectOptions,
-    idle: Mutex<Vec<PgConnection>>,
+    idle: Idle<PgConnection>,
     slots: Semaphore,
     wait: Duration,
 }
@@ -54,11 +54,7 @@ struct Lease<'a> {
 impl Lease<'_> {
     fn give_back(mut self) {
         if let Some(conn) = self.conn.take() {
-            self.owner
-                .idle
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(conn);
+            self.owner.idle.put(conn);
         }
     }
 }
@@ -75,7 +71,7 @@ impl ShortReads {
             options: options
                 .application_name("keel short reads")
                 .disable_statement_logging(),
-            idle: Mutex::new(Vec::new()),
+            idle: Idle::new(usize::MAX),
             slots: Semaphore::new(usize::try_from(max).unwrap_or(1)),
             wait,
         })
@@ -86,12 +82,7 @@ impl ShortReads {
             .await
             .map_err(|_| Miss::Busy)?
             .map_err(|_| Miss::Off)?;
-        let idle = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        let conn = match idle {
+        let conn = match self.idle.take() {
             Some(conn) => conn,
             None => PgConnection::connect_with(&self.options)
                 .await
@@ -129,8 +120,7 @@ impl ShortReads {
     /// Closes the idle connections (each says goodbye to the server).
     pub async fn close(&self) {
         self.slots.close();
-        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
-        for conn in idle {
+        for conn in self.idle.drain() {
             if let Err(e) = conn.close().await {
                 tracing::debug!(error = %e, "closing a short-read connection");
             }

@@ -109,13 +109,9 @@ pub async fn create_things(p: &TestPlatform) -> DateTime<Utc> {
     base
 }
 
-#[tokio::test]
-async fn an_inline_read_gives_the_models_the_pool_gives() {
-    let Some((p, base)) = platform_with_things().await else {
-        return;
-    };
-    let db = &p.platform.db;
-    let selects = [
+/// Selects over `thing` filtering on every bound type, and a page.
+pub fn selects(base: DateTime<Utc>) -> Vec<Select<thing::Entity>> {
+    vec![
         thing::Entity::find().order_by_asc(thing::Column::Id),
         thing::Entity::find().filter(thing::Column::Flag.eq(true)),
         thing::Entity::find().filter(thing::Column::Owner.is_null()),
@@ -134,8 +130,16 @@ async fn an_inline_read_gives_the_models_the_pool_gives() {
             .offset(3),
         thing::Entity::find_by_id("t05"),
         thing::Entity::find_by_id("none"),
-    ];
-    for select in selects {
+    ]
+}
+
+#[tokio::test]
+async fn an_inline_read_gives_the_models_the_pool_gives() {
+    let Some((p, base)) = platform_with_things().await else {
+        return;
+    };
+    let db = &p.platform.db;
+    for select in selects(base) {
         let inline = db.try_inline(&select).expect("read inline");
         let pooled = select.clone().all(db.read()).await.unwrap();
         assert_eq!(inline, pooled, "{}", {

@@ -1,43 +1,30 @@
 //! Short reads on PostgreSQL, served on connections outside the pool, read
 //! what the pool reads; what they cannot do is read through the pool.
 
+use chrono::{DateTime, Utc};
 use keel_platform::db::inline::Miss;
 use keel_platform::sea_orm::entity::prelude::*;
-use keel_platform::sea_orm::{ConnectionTrait, QueryOrder, QuerySelect, Statement};
+use keel_platform::sea_orm::{ConnectionTrait, QuerySelect, Statement};
 use keel_testkit::TestPlatform;
 
-use crate::inline::{create_things, thing, with_json};
+use crate::inline::{create_things, selects, thing, with_json};
 
-async fn postgres_with_things(env: &[(&str, &str)]) -> Option<TestPlatform> {
+async fn postgres_with_things(env: &[(&str, &str)]) -> Option<(TestPlatform, DateTime<Utc>)> {
     let p = TestPlatform::start(env).await;
     if !p.platform.db.is_postgres() {
         return None;
     }
-    create_things(&p).await;
-    Some(p)
+    let base = create_things(&p).await;
+    Some((p, base))
 }
 
 #[tokio::test]
 async fn a_short_read_on_postgresql_gives_the_models_the_pool_gives() {
-    let Some(p) = postgres_with_things(&[]).await else {
+    let Some((p, base)) = postgres_with_things(&[]).await else {
         return;
     };
     let db = &p.platform.db;
-    let selects = [
-        thing::Entity::find().order_by_asc(thing::Column::Id),
-        thing::Entity::find().filter(thing::Column::Owner.is_null()),
-        thing::Entity::find().filter(thing::Column::Owner.like("owner%")),
-        thing::Entity::find().filter(thing::Column::Shade.eq(thing::Shade::Dark)),
-        thing::Entity::find().filter(thing::Column::Until.is_not_null()),
-        thing::Entity::find().filter(thing::Column::Raw.eq(vec![0_u8, 255, 7])),
-        thing::Entity::find()
-            .order_by_desc(thing::Column::At)
-            .limit(7)
-            .offset(3),
-        thing::Entity::find_by_id("t05"),
-        thing::Entity::find_by_id("none"),
-    ];
-    for select in selects {
+    for select in selects(base) {
         let short = db.try_short_pg(&select).await.expect("read short");
         let pooled = select.clone().all(db.read()).await.unwrap();
         assert_eq!(short, pooled);
@@ -61,7 +48,7 @@ async fn a_short_read_on_postgresql_gives_the_models_the_pool_gives() {
 
 #[tokio::test]
 async fn a_short_read_that_fails_is_the_pools_to_report_and_its_connection_is_not_reused() {
-    let Some(p) = postgres_with_things(&[]).await else {
+    let Some((p, _)) = postgres_with_things(&[]).await else {
         return;
     };
     let db = &p.platform.db;
@@ -98,7 +85,7 @@ async fn a_short_read_that_fails_is_the_pools_to_report_and_its_connection_is_no
 
 #[tokio::test]
 async fn short_reads_on_postgresql_can_be_turned_off() {
-    let Some(p) = postgres_with_things(&[("KEEL_PG_SHORT_READS", "false")]).await else {
+    let Some((p, _)) = postgres_with_things(&[("KEEL_PG_SHORT_READS", "false")]).await else {
         return;
     };
     let db = &p.platform.db;

@@ -21,14 +21,13 @@
 //! moment, a select whose columns are not the entity's) is a [`Miss`], and
 //! the caller reads through the pool, which also reports any real error.
 
-use std::sync::{Mutex, PoisonError};
-
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, IdenStatic, Iterable, Statement, TryIntoModel,
 };
 
+use super::idle::Idle;
 use super::sqlite_time;
 
 mod values;
@@ -72,7 +71,7 @@ impl From<rusqlite::Error> for Miss {
 /// A small pool of connections for inline reads of one database file.
 pub struct InlineReads {
     path: String,
-    idle: Mutex<Vec<Connection>>,
+    idle: Idle<Connection>,
 }
 
 impl std::fmt::Debug for InlineReads {
@@ -96,7 +95,7 @@ impl InlineReads {
         }
         Some(Self {
             path: path.to_owned(),
-            idle: Mutex::new(Vec::new()),
+            idle: Idle::new(MAX_IDLE),
         })
     }
 
@@ -113,12 +112,7 @@ impl InlineReads {
     }
 
     fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Miss>) -> Result<T, Miss> {
-        let idle = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        let conn = match idle {
+        let conn = match self.idle.take() {
             Some(conn) => conn,
             None => self.connect()?,
         };
@@ -126,10 +120,7 @@ impl InlineReads {
         // A connection left inside a transaction (it cannot be: every read
         // here is one statement) is not reused.
         if conn.is_autocommit() {
-            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-            if idle.len() < MAX_IDLE {
-                idle.push(conn);
-            }
+            self.idle.put(conn);
         }
         result
     }
