@@ -95,15 +95,23 @@ impl Db {
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
-        if self.short.is_some() {
-            return match self.try_short_pg(&select).await {
-                Ok(models) => Ok(models),
-                Err(_) => select.all(&self.reader).await,
-            };
-        }
-        match self.try_inline(&select) {
+        match self.try_short(&select).await {
             Ok(models) => Ok(models),
             Err(_) => select.all(&self.reader).await,
+        }
+    }
+
+    /// This backend's short read of `select`: inline on SQLite, outside the
+    /// pool on PostgreSQL; or why it was not done.
+    async fn try_short<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        if self.short.is_some() {
+            self.try_short_pg(select).await
+        } else {
+            self.try_inline(select)
         }
     }
 
@@ -117,7 +125,7 @@ impl Db {
             return Err(inline::Miss::Off);
         };
         counted(
-            short.all::<E>(&select.build(DbBackend::Postgres)).await,
+            short.all::<E>(select.build(DbBackend::Postgres)).await,
             "short",
         )
     }
@@ -129,13 +137,7 @@ impl Db {
         E::ActiveModel: TryIntoModel<E::Model>,
     {
         let select = select.limit(1);
-        if self.short.is_some() {
-            return match self.try_short_pg(&select).await {
-                Ok(models) => Ok(models.into_iter().next()),
-                Err(_) => select.one(&self.reader).await,
-            };
-        }
-        match self.try_inline(&select) {
+        match self.try_short(&select).await {
             Ok(models) => Ok(models.into_iter().next()),
             Err(_) => select.one(&self.reader).await,
         }

@@ -44,21 +44,6 @@ impl std::fmt::Debug for ShortReads {
     }
 }
 
-/// A connection taken for one read; dropped (closed) unless given back.
-struct Lease<'a> {
-    conn: Option<PgConnection>,
-    owner: &'a ShortReads,
-    _slot: SemaphorePermit<'a>,
-}
-
-impl Lease<'_> {
-    fn give_back(mut self) {
-        if let Some(conn) = self.conn.take() {
-            self.owner.idle.put(conn);
-        }
-    }
-}
-
 impl ShortReads {
     /// For the server `url` names; `None` when `max` is zero or the URL is
     /// not one sqlx reads (the pool then reports it).
@@ -77,7 +62,8 @@ impl ShortReads {
         })
     }
 
-    async fn lease(&self) -> Result<Lease<'_>, Miss> {
+    /// An idle connection or a new one, and the slot it holds.
+    async fn take(&self) -> Result<(PgConnection, SemaphorePermit<'_>), Miss> {
         let slot = tokio::time::timeout(self.wait, self.slots.acquire())
             .await
             .map_err(|_| Miss::Busy)?
@@ -88,25 +74,20 @@ impl ShortReads {
                 .await
                 .map_err(|e| Miss::Postgres(e.to_string()))?,
         };
-        Ok(Lease {
-            conn: Some(conn),
-            owner: self,
-            _slot: slot,
-        })
+        Ok((conn, slot))
     }
 
-    /// The models `stmt` (a PostgreSQL select of `E`) reads.
-    pub async fn all<E: EntityTrait>(&self, stmt: &Statement) -> Result<Vec<E::Model>, Miss> {
-        let mut lease = self.lease().await?;
-        let Some(conn) = lease.conn.as_mut() else {
-            return Err(Miss::Off);
-        };
-        let values = stmt.values.clone().unwrap_or(Values(Vec::new()));
-        let rows = sqlx::query_with(sqlx::AssertSqlSafe(stmt.sql.as_str()), SqlxValues(values))
-            .fetch_all(conn)
+    /// The models `stmt` (a PostgreSQL select of `E`) reads. The connection
+    /// goes back to the idle list only once its read completed; on an
+    /// error, or when this future is dropped half-way, it is closed.
+    pub async fn all<E: EntityTrait>(&self, stmt: Statement) -> Result<Vec<E::Model>, Miss> {
+        let (mut conn, _slot) = self.take().await?;
+        let values = SqlxValues(stmt.values.unwrap_or(Values(Vec::new())));
+        let rows = sqlx::query_with(sqlx::AssertSqlSafe(stmt.sql.as_str()), values)
+            .fetch_all(&mut conn)
             .await
             .map_err(|e| Miss::Postgres(e.to_string()))?;
-        lease.give_back();
+        self.idle.put(conn);
         rows.into_iter()
             .map(|row| {
                 E::Model::from_query_result(&QueryResult::from(row), "").map_err(|e| Miss::Decode {
