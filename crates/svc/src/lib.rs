@@ -99,6 +99,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         submissions: submission_writer(platform.db.clone(), b.tasks),
         forms: site::FormCache::new(platform.db.clone()),
         registrations: push::devices::registration_writer(platform.db.clone(), b.tasks),
+        devices: push::devices::device_reads(&platform.db, b.tasks),
         cfg,
     });
     Ok(ServiceApp {

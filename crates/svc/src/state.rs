@@ -9,7 +9,7 @@ use keel_platform::batch::Batcher;
 use crate::config::Config;
 use crate::domain::appcheck::AppCheck;
 use crate::domain::hooks::AuditWriter;
-use crate::domain::push::devices::RegistrationWriter;
+use crate::domain::push::devices::{DeviceReads, RegistrationWriter};
 use crate::domain::settings::SettingsStore;
 use crate::domain::site::{FormCache, NewSubmission};
 
@@ -27,4 +27,5 @@ pub struct Inner {
     pub submissions: Batcher<NewSubmission, i64>,
     pub forms: FormCache,
     pub registrations: RegistrationWriter,
+    pub devices: DeviceReads,
 }

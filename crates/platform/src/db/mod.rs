@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod grouped;
 mod idle;
 pub mod inline;
 pub mod short_pg;

@@ -3,6 +3,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod cache;
+mod grouped;
 mod http;
 mod inline;
 mod jobs;

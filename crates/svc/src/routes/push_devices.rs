@@ -168,6 +168,6 @@ pub async fn registration_status(
     RawBody(body): RawBody,
 ) -> Result<Json<RegistrationStatus>, Error> {
     let token = token_of(q.push_token, &headers, body).await?;
-    let (registered, active) = devices::status(&state.db, &token).await?;
+    let (registered, active) = devices::status(&state.devices, token).await?;
     Ok(Json(RegistrationStatus { registered, active }))
 }

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
+use keel_platform::db::grouped::{GroupedReads, Limits};
 use keel_platform::sea_orm::sea_query::OnConflict;
 use keel_platform::sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set,
@@ -309,9 +310,24 @@ pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, Erro
 }
 
 /// (registered, active)
-pub async fn status(db: &Db, token: &str) -> Result<(bool, bool), Error> {
-    let d = db.one_short(push_device::Entity::find_by_id(token)).await?;
+pub async fn status(reads: &DeviceReads, token: String) -> Result<(bool, bool), Error> {
+    let d = reads.get(token).await?;
     Ok(d.map_or((false, false), |d| (true, d.active)))
+}
+
+/// Devices read by push token, concurrent reads grouped into one query on
+/// PostgreSQL (see `keel_platform::db::grouped`).
+pub type DeviceReads = GroupedReads<push_device::Entity, String>;
+
+pub fn device_reads(db: &Db, tasks: &Tasks) -> DeviceReads {
+    GroupedReads::start(
+        db,
+        tasks,
+        "svc device reads",
+        push_device::Column::PushToken,
+        |d: &push_device::Model| &d.push_token,
+        Limits::DEFAULT,
+    )
 }
 
 #[cfg(test)]
