@@ -1,6 +1,7 @@
 # svc: POST /submit with a valid App Check token (RS256, keys from a local
 # JWKS fetched once and cached), rate limit raised, at 64 connections;
-# beside /healthz and its DB floor (the insert, one transaction each).
+# beside /healthz and its DB floor (the audit row and the submission, one
+# transaction each).
 bench_scenario() { # backend floor
   local dir="$BENCH_DIR/appcheck" token
   bench_appcheck
@@ -19,7 +20,7 @@ bench_scenario() { # backend floor
   local row
   row=$(BENCH_TOKEN=$token bench_wrk submit "$(bench_url svc /svc/v1/submit/1)" bench/lua/submit.lua)
   bench_row "$1" "svc POST /submit (App Check verified)" "$2" "$row"
-  bench_floor_rows "$1" "svc POST /submit (the insert)" "$(bench_db_floor "$1" submit submit)" "$row"
+  bench_floor_rows "$1" "svc POST /submit (audit row + insert)" "$(bench_db_floor "$1" submit submit)" "$row"
   kill "$BENCH_AUX_PID" 2>/dev/null
   BENCH_AUX_PID=""
 }

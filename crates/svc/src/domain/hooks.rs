@@ -9,7 +9,7 @@ use chrono::Utc;
 use keel_platform::batch::{BatchError, Batcher};
 use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
-use keel_platform::sea_orm::{DbErr, EntityTrait, Set};
+use keel_platform::sea_orm::{ConnectionTrait, DbErr, EntityTrait, Set};
 use keel_platform::tasks::Tasks;
 use tokio::sync::broadcast;
 
@@ -34,7 +34,9 @@ pub fn subscribe() -> broadcast::Receiver<AppCheckVerified> {
     bus().subscribe()
 }
 
-/// Writes audit rows in batches (group commit).
+/// Writes audit rows in batches (group commit): those of tokens that came
+/// without a submission to store (a submission's is written with it, see
+/// `site::store_submissions`).
 pub type AuditWriter = Batcher<AppCheckVerified, ()>;
 
 pub fn audit_writer(db: Db, tasks: &Tasks) -> AuditWriter {
@@ -46,22 +48,34 @@ pub fn audit_writer(db: Db, tasks: &Tasks) -> AuditWriter {
             let db = db.clone();
             async move {
                 let n = events.len();
-                let now = Utc::now();
-                let rows = events.into_iter().map(|e| audit::ActiveModel {
-                    event: Set(APPCHECK_VERIFIED.to_owned()),
-                    app_id: Set(e.app_id),
-                    form_id: Set(Some(e.form_id)),
-                    token_hash: Set(sha256_hex(e.token.as_bytes())),
-                    created_at: Set(now),
-                    ..Default::default()
-                });
-                audit::Entity::insert_many(rows)
-                    .exec_without_returning(db.write())
-                    .await?;
+                insert_audit(db.write(), &events).await?;
                 Ok::<_, DbErr>(vec![(); n])
             }
         },
     )
+}
+
+/// Inserts the audit rows of `events` (none: nothing).
+pub async fn insert_audit(
+    conn: &impl ConnectionTrait,
+    events: &[AppCheckVerified],
+) -> Result<(), DbErr> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let now = Utc::now();
+    let rows = events.iter().map(|e| audit::ActiveModel {
+        event: Set(APPCHECK_VERIFIED.to_owned()),
+        app_id: Set(e.app_id.clone()),
+        form_id: Set(Some(e.form_id.clone())),
+        token_hash: Set(sha256_hex(e.token.as_bytes())),
+        created_at: Set(now),
+        ..Default::default()
+    });
+    audit::Entity::insert_many(rows)
+        .exec_without_returning(conn)
+        .await?;
+    Ok(())
 }
 
 /// Records the event (committed before this returns) and delivers it.
@@ -69,8 +83,21 @@ pub async fn appcheck_verified(
     writer: &AuditWriter,
     event: AppCheckVerified,
 ) -> Result<(), BatchError> {
-    writer.submit(event.clone()).await?;
+    let delivered = subscribed().then(|| event.clone());
+    writer.submit(event).await?;
+    if let Some(event) = delivered {
+        deliver(event);
+    }
+    Ok(())
+}
+
+/// Whether anyone listens (an event is then kept to be delivered).
+pub fn subscribed() -> bool {
+    bus().receiver_count() > 0
+}
+
+/// Delivers a recorded event to the subscribers.
+pub fn deliver(event: AppCheckVerified) {
     // No subscriber is fine.
     let _ = bus().send(event);
-    Ok(())
 }

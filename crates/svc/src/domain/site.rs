@@ -9,6 +9,7 @@ use keel_platform::sea_orm::{
 };
 
 use crate::domain::forms::{FormDef, Values};
+use crate::domain::hooks::{self, AppCheckVerified};
 use crate::entity::{form, submission};
 use crate::error::Error;
 
@@ -80,28 +81,37 @@ pub async fn delete_form(db: &Db, id: &str) -> Result<bool, Error> {
     Ok(res.rows_affected > 0)
 }
 
-/// A submission to store.
+/// A submission to store, with the verified token it came with (its form
+/// and app id are the token's).
 #[derive(Debug, Clone)]
 pub struct NewSubmission {
-    pub form_id: String,
     pub values: Values,
-    pub app_id: String,
+    pub verified: AppCheckVerified,
 }
 
-/// Stores submissions in one statement; their ids, in order.
+/// Stores submissions, and the audit rows of their tokens, in one
+/// transaction; their ids, in order.
 pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec<i64>, Error> {
     let n = items.len();
     let now = Utc::now();
-    let rows = items.into_iter().map(|s| submission::ActiveModel {
-        form_id: Set(s.form_id),
-        field_values: Set(serde_json::Value::Object(s.values).to_string()),
-        app_id: Set(s.app_id),
-        created_at: Set(now),
-        ..Default::default()
-    });
+    let (values, verified): (Vec<Values>, Vec<AppCheckVerified>) =
+        items.into_iter().map(|s| (s.values, s.verified)).unzip();
+    let rows = values
+        .into_iter()
+        .zip(&verified)
+        .map(|(values, v)| submission::ActiveModel {
+            form_id: Set(v.form_id.clone()),
+            field_values: Set(serde_json::Value::Object(values).to_string()),
+            app_id: Set(v.app_id.clone()),
+            created_at: Set(now),
+            ..Default::default()
+        });
+    let txn = db.begin_write().await?;
+    hooks::insert_audit(&txn, &verified).await?;
     let inserted = submission::Entity::insert_many(rows)
-        .exec_with_returning(db.write())
+        .exec_with_returning(&txn)
         .await?;
+    txn.commit().await?;
     // Ids are drawn in VALUES order; RETURNING's own order is not promised.
     let mut ids: Vec<i64> = inserted.into_iter().map(|r| r.id).collect();
     ids.sort_unstable();

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::header::CACHE_CONTROL;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use keel_platform::http::input::{self, Formats};
 
 use super::cors;
-use crate::domain::forms::{FieldDef, FormDef, check_submission, valid_form_id};
+use crate::domain::forms::{FieldDef, FormDef, Values, check_submission, valid_form_id};
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::domain::site;
 use crate::error::{Error, ErrorBody};
@@ -44,20 +44,27 @@ async fn served_form(state: &AppState, form_id: &str) -> Result<FormDef, Error> 
     state.forms.get(form_id).await?.ok_or_else(site::not_found)
 }
 
-async fn verified(state: &AppState, token: Option<&str>, form_id: &str) -> Result<String, Error> {
+/// The verified token's event (not yet recorded), or 403.
+async fn verify(
+    state: &AppState,
+    token: Option<&str>,
+    form_id: &str,
+) -> Result<AppCheckVerified, Error> {
     let settings = state.settings.get().await?;
     let v = state.appcheck.verify(token, &settings).await?;
-    hooks::appcheck_verified(
-        &state.audit,
-        AppCheckVerified {
-            app_id: v.app_id.clone(),
-            form_id: form_id.to_owned(),
-            token: token.unwrap_or_default().trim().to_owned(),
-        },
-    )
-    .await
-    .map_err(Error::internal)?;
-    Ok(v.app_id)
+    Ok(AppCheckVerified {
+        app_id: v.app_id,
+        form_id: form_id.to_owned(),
+        token: token.unwrap_or_default().trim().to_owned(),
+    })
+}
+
+/// Records a verified token's event on its own (no submission to store it
+/// with) and delivers it.
+async fn record(state: &AppState, event: AppCheckVerified) -> Result<(), Error> {
+    hooks::appcheck_verified(&state.audit, event)
+        .await
+        .map_err(Error::internal)
 }
 
 #[derive(Serialize, ToSchema)]
@@ -86,7 +93,8 @@ pub async fn fields(
     if !valid_form_id(&form_id) {
         return Err(no_route());
     }
-    verified(&state, header_token(&headers), &form_id).await?;
+    let event = verify(&state, header_token(&headers), &form_id).await?;
+    record(&state, event).await?;
     let def = served_form(&state, &form_id).await?;
     let mut resp = Json(FieldsResponse {
         id: def.id,
@@ -160,19 +168,56 @@ pub async fn submit(
             .and_then(|v| v.get("app_check_token"))
             .and_then(Value::as_str)
     });
-    let app_id = verified(&state, token, &form_id).await?;
-    let def = served_form(&state, &form_id).await?;
+    let event = verify(&state, token, &form_id).await?;
+    let size = bytes.as_ref().map(Bytes::len);
+    let fields = parsed.as_ref().and_then(|v| v.get("fields"));
+    let values = match accepted(&state, peer, &headers, &event, size, fields).await {
+        Ok(values) => values,
+        Err(refused) => {
+            // The token verified all the same: its event is recorded alone.
+            record(&state, event).await?;
+            return Err(refused);
+        }
+    };
+    // The event is recorded with the submission, in its transaction.
+    let delivered = hooks::subscribed().then(|| event.clone());
+    let id = state
+        .submissions
+        .submit(site::NewSubmission {
+            values,
+            verified: event,
+        })
+        .await
+        .map_err(Error::internal)?;
+    if let Some(event) = delivered {
+        hooks::deliver(event);
+    }
+    Ok(Json(Submitted { success: true, id }))
+}
+
+/// The values to store for a verified submission of `size` bytes (none:
+/// over the hard limit), or why it is refused: no such form, the rate
+/// limit, the payload limit, invalid fields.
+async fn accepted(
+    state: &AppState,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    event: &AppCheckVerified,
+    size: Option<usize>,
+    fields: Option<&Value>,
+) -> Result<Values, Error> {
+    let def = served_form(state, &event.form_id).await?;
     let settings = state.settings.get().await?;
     let ip = keel_platform::http::client_ip(
         peer.ip(),
-        &headers,
+        headers,
         &state.platform.config.http.trusted_proxies,
     );
     let decision = state
         .platform
         .cache
         .hit(
-            &format!("svc:submit:{app_id}:{ip}"),
+            &format!("svc:submit:{}:{ip}", event.app_id),
             u64::from(settings.submission_rate_limit),
             std::time::Duration::from_secs(60),
         )
@@ -186,9 +231,8 @@ pub async fn submit(
         )
         .retry_after(decision.retry_after.as_secs()));
     }
-    let too_big = bytes
-        .as_ref()
-        .is_none_or(|b| u64::try_from(b.len()).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
+    let too_big =
+        size.is_none_or(|n| u64::try_from(n).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
     if too_big {
         return Err(Error::api(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -197,17 +241,7 @@ pub async fn submit(
         )
         .with("limit", settings.payload_limit_bytes));
     }
-    let values = check_submission(&def, parsed.as_ref().and_then(|v| v.get("fields")))?;
-    let id = state
-        .submissions
-        .submit(site::NewSubmission {
-            form_id,
-            values,
-            app_id,
-        })
-        .await
-        .map_err(Error::internal)?;
-    Ok(Json(Submitted { success: true, id }))
+    check_submission(&def, fields)
 }
 
 async fn preflight(state: &AppState, headers: &HeaderMap, methods: &'static str) -> Response {

@@ -486,12 +486,15 @@ async fn the_submissions_export_reads_whole_in_every_encoding_a_client_may_ask_f
     for chunk in 0..3 {
         let items = (0..400)
             .map(|i| keel_svc::domain::site::NewSubmission {
-                form_id: FORM.to_owned(),
                 values: json!({"name": format!("n{chunk}-{i}"), "email": "a@example.com"})
                     .as_object()
                     .cloned()
                     .unwrap(),
-                app_id: "app".to_owned(),
+                verified: keel_svc::domain::hooks::AppCheckVerified {
+                    app_id: "app".to_owned(),
+                    form_id: FORM.to_owned(),
+                    token: format!("token {i}"),
+                },
             })
             .collect();
         keel_svc::domain::site::store_submissions(db, items)

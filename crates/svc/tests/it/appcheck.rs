@@ -84,6 +84,49 @@ async fn a_configured_debug_token_is_accepted_as_it_is() {
     );
 }
 
+/// The audit rows' token hashes, oldest first.
+async fn audited(svc: &Svc) -> Vec<String> {
+    use keel_platform::sea_orm::{EntityTrait, QueryOrder};
+    keel_svc::entity::audit::Entity::find()
+        .order_by_asc(keel_svc::entity::audit::Column::Id)
+        .all(svc.app.platform().db.read())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.token_hash)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_verified_token_whose_submission_is_refused_is_audited_all_the_same() {
+    let mut events = keel_svc::domain::hooks::subscribe();
+    let svc = Svc::start().await;
+    let token = svc.token();
+    let hash = keel_platform::crypto::sha256_hex(token.as_bytes());
+    // Invalid fields, then a form that does not exist: both refused after
+    // the token verified; then one stored, and one without a valid token.
+    let r = svc
+        .submit(Some(&token), json!({"fields": {"name": ""}}))
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert_eq!(svc.submit_to("404", Some(&token), good()).await.status, 404);
+    assert_eq!(svc.submit(Some(&token), good()).await.status, 200);
+    assert_eq!(svc.submit(Some("forged"), good()).await.status, 403);
+    assert_eq!(audited(&svc).await, vec![hash.clone(), hash.clone(), hash]);
+    assert_eq!(svc.stored().await, 1, "only the accepted one is stored");
+    let mut forms = Vec::new();
+    while forms.len() < 3 {
+        let e = tokio::time::timeout(std::time::Duration::from_secs(5), events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if e.token == token {
+            forms.push(e.form_id);
+        }
+    }
+    assert_eq!(forms, [FORM, "404", FORM]);
+}
+
 #[tokio::test]
 async fn a_verified_token_fires_the_hook_and_is_audited_without_the_raw_token() {
     let mut events = keel_svc::domain::hooks::subscribe();

@@ -19,7 +19,8 @@
 //!                     the user's thresholds
 //!   goal              POST /goals/weekly: the 1000th-goal check, the insert,
 //!                     the row
-//!   submit            POST /submit: the submission, returning its id
+//!   submit            POST /submit: the token's audit row and the
+//!                     submission, returning its id
 //!   register          POST /register: the device upserted by its token
 //!
 //! Rust, not a Python loop: a Python loop spends most of its time in the
@@ -145,16 +146,30 @@ fn scenario(conn: &Connection, name: &str, arg: Option<&str>) -> Scenario {
             }
         }
         "submit" => Scenario {
-            steps: vec![(
-                "INSERT INTO svc_submissions (form_id, field_values, app_id, created_at) \
-                 VALUES ('1', ?1, '1:123456:ios:bench', ?2) RETURNING id",
-                Box::new(|_| {
-                    vec![
-                        text(r#"{"name":"Ada","email":"ada@example.com"}"#),
-                        text(now()),
-                    ]
-                }),
-            )],
+            steps: vec![
+                (
+                    "INSERT INTO svc_audit (event, app_id, form_id, token_hash, created_at) \
+                     VALUES ('svc_forms_appcheck_verified', '1:123456:ios:bench', '1', ?1, ?2)",
+                    Box::new(|_| {
+                        vec![
+                            text(
+                                "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                            ),
+                            text(now()),
+                        ]
+                    }),
+                ),
+                (
+                    "INSERT INTO svc_submissions (form_id, field_values, app_id, created_at) \
+                     VALUES ('1', ?1, '1:123456:ios:bench', ?2) RETURNING id",
+                    Box::new(|_| {
+                        vec![
+                            text(r#"{"name":"Ada","email":"ada@example.com"}"#),
+                            text(now()),
+                        ]
+                    }),
+                ),
+            ],
             write: true,
         },
         "register" => Scenario {
