@@ -3,14 +3,13 @@
 //! The 1000-goal limit is checked inside that transaction, counting the
 //! goals of the same batch, so one node never lets a user past it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::Utc;
 use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::{
-    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter,
-    QuerySelect,
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel, QueryFilter, QuerySelect,
 };
 use keel_platform::tasks::Tasks;
 
@@ -39,32 +38,44 @@ pub fn start(db: Db, tasks: &Tasks) -> WeeklyWriter {
     })
 }
 
-/// How many more goals the user may hold (counting at most `MAX_GOALS`).
-async fn room<C: ConnectionTrait>(conn: &C, user_id: &str) -> Result<u64, DbErr> {
-    let held = weekly_goal::Entity::find()
-        .filter(weekly_goal::Column::UserId.eq(user_id))
-        .limit(MAX_GOALS)
-        .count(conn)
+/// How many more goals each of `users` may hold: one query for the batch
+/// (a query per user was a round trip to the writer's thread each, and the
+/// batch waited on them in turn).
+async fn room<C: ConnectionTrait>(
+    conn: &C,
+    users: Vec<String>,
+) -> Result<HashMap<String, u64>, DbErr> {
+    let held: Vec<(String, i64)> = weekly_goal::Entity::find()
+        .select_only()
+        .column(weekly_goal::Column::UserId)
+        .column_as(weekly_goal::Column::Id.count(), "held")
+        .filter(weekly_goal::Column::UserId.is_in(users.iter().cloned()))
+        .group_by(weekly_goal::Column::UserId)
+        .into_tuple()
+        .all(conn)
         .await?;
-    Ok(MAX_GOALS.saturating_sub(held))
+    let mut left: HashMap<String, u64> = users.into_iter().map(|u| (u, MAX_GOALS)).collect();
+    for (user, n) in held {
+        left.insert(
+            user,
+            MAX_GOALS.saturating_sub(u64::try_from(n).unwrap_or(0)),
+        );
+    }
+    Ok(left)
 }
 
 async fn write(db: &Db, items: Vec<NewWeekly>) -> Result<Vec<Created>, DbErr> {
     let txn = db.begin_write().await?;
-    let mut left: HashMap<String, u64> = HashMap::new();
+    let users: HashSet<&str> = items.iter().map(|i| i.user_id.as_str()).collect();
+    let mut left = room(&txn, users.into_iter().map(str::to_owned).collect()).await?;
     let mut rows = Vec::with_capacity(items.len());
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let room_left = match left.get(&item.user_id) {
-            Some(n) => *n,
-            None => room(&txn, &item.user_id).await?,
-        };
-        if room_left == 0 {
-            left.insert(item.user_id, 0);
+        let Some(room_left) = left.get_mut(&item.user_id).filter(|n| **n > 0) else {
             out.push(Created::LimitReached);
             continue;
-        }
-        left.insert(item.user_id.clone(), room_left - 1);
+        };
+        *room_left -= 1;
         let now = Utc::now();
         let goal = weekly_goal::Model {
             id: new_id(),

@@ -401,3 +401,25 @@ async fn a_goal_list_is_read_from_an_index_in_its_order() {
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }
 }
+
+#[tokio::test]
+async fn concurrent_creates_of_two_users_are_limited_each_by_their_own_goals() {
+    let api = Api::start().await;
+    let full = api.register("full").await;
+    let free = api.register("free").await;
+    hold_weekly_goals(&api, &full.id, 1000).await;
+    // Interleaved, so group commits hold creates of both.
+    let tries = (0..20).map(|i| {
+        let api = &api;
+        let token = if i % 2 == 0 { &full.token } else { &free.token }.clone();
+        async move {
+            let r = api
+                .post("/goals/weekly", Some(&token), &[("title", "both")])
+                .await;
+            (i % 2 == 0, r.status)
+        }
+    });
+    for (of_full, status) in futures::future::join_all(tries).await {
+        assert_eq!(status, if of_full { 409 } else { 200 });
+    }
+}
