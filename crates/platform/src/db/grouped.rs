@@ -31,6 +31,20 @@ use crate::tasks::Tasks;
 type Answer<M> = Result<Option<M>, String>;
 type Ask<K, M> = (K, oneshot::Sender<Answer<M>>);
 
+/// An entity looked up by key: its models are cloned for a key asked twice.
+pub trait Looked:
+    EntityTrait<Model: Clone + Send + Sync, ActiveModel: TryIntoModel<Self::Model>>
+{
+}
+impl<E> Looked for E where
+    E: EntityTrait<Model: Clone + Send + Sync, ActiveModel: TryIntoModel<E::Model>>
+{
+}
+
+/// A lookup key: bound as a query value, matched back by equality.
+pub trait Key: Clone + Eq + Hash + Into<sea_orm::Value> + Send + Sync + 'static {}
+impl<K> Key for K where K: Clone + Eq + Hash + Into<sea_orm::Value> + Send + Sync + 'static {}
+
 /// How a lookup's key is read back from the model it found.
 pub type KeyOf<M, K> = for<'a> fn(&'a M) -> &'a K;
 
@@ -68,13 +82,7 @@ impl Limits {
     };
 }
 
-impl<E, K> GroupedReads<E, K>
-where
-    E: EntityTrait,
-    E::Model: Clone + Send + Sync,
-    E::ActiveModel: TryIntoModel<E::Model>,
-    K: Clone + Eq + Hash + Into<sea_orm::Value> + Send + Sync + 'static,
-{
+impl<E: Looked, K: Key> GroupedReads<E, K> {
     /// Lookups of `E` by `column` (unique: at most one row a key), which
     /// `key_of` reads back from a model. On PostgreSQL the reader named
     /// `name` is one of `tasks`; on SQLite there is none.
@@ -136,13 +144,7 @@ struct Reader<E: EntityTrait, K> {
     name: &'static str,
 }
 
-impl<E, K> Reader<E, K>
-where
-    E: EntityTrait,
-    E::Model: Clone + Send + Sync,
-    E::ActiveModel: TryIntoModel<E::Model>,
-    K: Clone + Eq + Hash + Into<sea_orm::Value> + Send + Sync + 'static,
-{
+impl<E: Looked, K: Key> Reader<E, K> {
     /// Takes lookups until shutdown, at most `limits.in_flight` queries at
     /// a time; then answers what is queued and stops.
     async fn run(
