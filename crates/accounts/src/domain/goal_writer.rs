@@ -43,18 +43,21 @@ pub fn start(db: Db, tasks: &Tasks) -> WeeklyWriter {
 /// batch waited on them in turn).
 async fn room<C: ConnectionTrait>(
     conn: &C,
-    users: Vec<String>,
+    users: HashSet<&str>,
 ) -> Result<HashMap<String, u64>, DbErr> {
     let held: Vec<(String, i64)> = weekly_goal::Entity::find()
         .select_only()
         .column(weekly_goal::Column::UserId)
         .column_as(weekly_goal::Column::Id.count(), "held")
-        .filter(weekly_goal::Column::UserId.is_in(users.iter().cloned()))
+        .filter(weekly_goal::Column::UserId.is_in(users.iter().copied()))
         .group_by(weekly_goal::Column::UserId)
         .into_tuple()
         .all(conn)
         .await?;
-    let mut left: HashMap<String, u64> = users.into_iter().map(|u| (u, MAX_GOALS)).collect();
+    let mut left: HashMap<String, u64> = users
+        .into_iter()
+        .map(|u| (u.to_owned(), MAX_GOALS))
+        .collect();
     for (user, n) in held {
         left.insert(
             user,
@@ -67,7 +70,7 @@ async fn room<C: ConnectionTrait>(
 async fn write(db: &Db, items: Vec<NewWeekly>) -> Result<Vec<Created>, DbErr> {
     let txn = db.begin_write().await?;
     let users: HashSet<&str> = items.iter().map(|i| i.user_id.as_str()).collect();
-    let mut left = room(&txn, users.into_iter().map(str::to_owned).collect()).await?;
+    let mut left = room(&txn, users).await?;
     let mut rows = Vec::with_capacity(items.len());
     let mut out = Vec::with_capacity(items.len());
     for item in items {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use keel_platform::db::grouped::{GroupedReads, Limits};
+use keel_platform::db::grouped::GroupedReads;
 use keel_platform::sea_orm::entity::prelude::*;
 use keel_platform::tasks::Tasks;
 use keel_testkit::TestPlatform;
@@ -19,10 +19,6 @@ fn things(p: &TestPlatform, tasks: &Tasks, name: &'static str) -> Things {
         name,
         thing::Column::Id,
         |t: &thing::Model| &t.id,
-        Limits {
-            in_flight: 1,
-            keys: 64,
-        },
     )
 }
 

@@ -1,6 +1,6 @@
 //! The form API (no user login; App Check plus the forms allow-list).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Path, State};
@@ -17,6 +17,7 @@ use keel_platform::http::input::{self, Formats};
 use super::cors;
 use crate::domain::forms::{FieldDef, FormDef, Values, check_submission, valid_form_id};
 use crate::domain::hooks::{self, AppCheckVerified};
+use crate::domain::settings::Settings;
 use crate::domain::site;
 use crate::error::{Error, ErrorBody};
 use crate::state::AppState;
@@ -36,8 +37,11 @@ fn header_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// An allow-listed form that exists.
-async fn served_form(state: &AppState, form_id: &str) -> Result<FormDef, Error> {
-    let settings = state.settings.get().await?;
+async fn served_form(
+    state: &AppState,
+    settings: &Settings,
+    form_id: &str,
+) -> Result<FormDef, Error> {
     if !settings.forms_allowlist.iter().any(|f| f == form_id) {
         return Err(site::not_found());
     }
@@ -47,11 +51,11 @@ async fn served_form(state: &AppState, form_id: &str) -> Result<FormDef, Error> 
 /// The verified token's event (not yet recorded), or 403.
 async fn verify(
     state: &AppState,
+    settings: &Settings,
     token: Option<&str>,
     form_id: &str,
 ) -> Result<AppCheckVerified, Error> {
-    let settings = state.settings.get().await?;
-    let v = state.appcheck.verify(token, &settings).await?;
+    let v = state.appcheck.verify(token, settings).await?;
     Ok(AppCheckVerified {
         app_id: v.app_id,
         form_id: form_id.to_owned(),
@@ -93,9 +97,10 @@ pub async fn fields(
     if !valid_form_id(&form_id) {
         return Err(no_route());
     }
-    let event = verify(&state, header_token(&headers), &form_id).await?;
+    let settings = state.settings.get().await?;
+    let event = verify(&state, &settings, header_token(&headers), &form_id).await?;
     record(&state, event).await?;
-    let def = served_form(&state, &form_id).await?;
+    let def = served_form(&state, &settings, &form_id).await?;
     let mut resp = Json(FieldsResponse {
         id: def.id,
         title: def.title,
@@ -168,10 +173,17 @@ pub async fn submit(
             .and_then(|v| v.get("app_check_token"))
             .and_then(Value::as_str)
     });
-    let event = verify(&state, token, &form_id).await?;
+    // One snapshot of the settings for the whole request.
+    let settings = state.settings.get().await?;
+    let event = verify(&state, &settings, token, &form_id).await?;
+    let ip = keel_platform::http::client_ip(
+        peer.ip(),
+        &headers,
+        &state.platform.config.http.trusted_proxies,
+    );
     let size = bytes.as_ref().map(Bytes::len);
     let fields = parsed.as_ref().and_then(|v| v.get("fields"));
-    let values = match accepted(&state, peer, &headers, &event, size, fields).await {
+    let values = match accepted(&state, &settings, &event, ip, size, fields).await {
         Ok(values) => values,
         Err(refused) => {
             // The token verified all the same: its event is recorded alone.
@@ -196,23 +208,17 @@ pub async fn submit(
 }
 
 /// The values to store for a verified submission of `size` bytes (none:
-/// over the hard limit), or why it is refused: no such form, the rate
-/// limit, the payload limit, invalid fields.
+/// over the hard limit) from `ip`, or why it is refused: no such form, the
+/// rate limit, the payload limit, invalid fields.
 async fn accepted(
     state: &AppState,
-    peer: SocketAddr,
-    headers: &HeaderMap,
+    settings: &Settings,
     event: &AppCheckVerified,
+    ip: IpAddr,
     size: Option<usize>,
     fields: Option<&Value>,
 ) -> Result<Values, Error> {
-    let def = served_form(state, &event.form_id).await?;
-    let settings = state.settings.get().await?;
-    let ip = keel_platform::http::client_ip(
-        peer.ip(),
-        headers,
-        &state.platform.config.http.trusted_proxies,
-    );
+    let def = served_form(state, settings, &event.form_id).await?;
     let decision = state
         .platform
         .cache

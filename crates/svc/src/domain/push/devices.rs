@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
-use keel_platform::db::grouped::{GroupedReads, Limits};
+use keel_platform::db::grouped::GroupedReads;
 use keel_platform::sea_orm::sea_query::OnConflict;
 use keel_platform::sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set,
@@ -326,7 +326,6 @@ pub fn device_reads(db: &Db, tasks: &Tasks) -> DeviceReads {
         "svc device reads",
         push_device::Column::PushToken,
         |d: &push_device::Model| &d.push_token,
-        Limits::DEFAULT,
     )
 }
 
