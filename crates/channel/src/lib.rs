@@ -118,7 +118,7 @@ impl Configured for Api {
         let platform = b.platform;
         let cfg = Arc::new(self.0);
         let stream = GetStream::new(platform.http.clone(), cfg.stream.clone());
-        let live = Arc::new(Live::new(platform.db.clone(), platform.cache.clone()));
+        let live = Arc::new(Live::new(platform.db.clone()));
         jobs::register(
             b.jobs,
             b.tasks,

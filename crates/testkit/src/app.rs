@@ -19,6 +19,17 @@ pub fn redis_url() -> String {
     std::env::var(TEST_REDIS_VAR).unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
 }
 
+/// `REDIS_URL` for the test Redis and a key prefix of the caller's own.
+pub fn redis_env() -> [(&'static str, String); 2] {
+    [
+        ("REDIS_URL", redis_url()),
+        (
+            "KEEL_REDIS_PREFIX",
+            format!("keel-test:{}:", uuid::Uuid::new_v4().simple()),
+        ),
+    ]
+}
+
 pub struct TestAppBuilder {
     services: Vec<&'static str>,
     env: BTreeMap<String, String>,
@@ -42,9 +53,7 @@ impl TestAppBuilder {
     /// Uses the test Redis, under a key prefix of this test's own.
     #[must_use]
     pub fn redis(self) -> Self {
-        let prefix = format!("keel-test:{}:", uuid::Uuid::new_v4().simple());
-        self.env("REDIS_URL", redis_url())
-            .env("KEEL_REDIS_PREFIX", prefix)
+        redis_env().into_iter().fold(self, |b, (k, v)| b.env(k, v))
     }
 
     pub async fn spawn(self) -> TestApp {

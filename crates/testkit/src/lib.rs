@@ -24,7 +24,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 pub use apns::FakeApns;
-pub use app::{TEST_REDIS_VAR, TestApp, TestAppBuilder, redis_url};
+pub use app::{TEST_REDIS_VAR, TestApp, TestAppBuilder, redis_env, redis_url};
 pub use discord::FakeDiscord;
 pub use discord_bot::FakeDiscordBot;
 pub use emotes::FakeEmotes;

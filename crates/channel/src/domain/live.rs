@@ -2,22 +2,27 @@
 //! when it ends, and `stream.isLive` served from a snapshot every node
 //! keeps at most half a second old.
 //!
-//! Transitions are conditional updates of the one channel row in a
-//! transaction, so a redelivered event, or the same event at two nodes,
-//! changes the state (and opens a session, and enqueues its notification)
-//! exactly once. After a change the new status is published: to Redis when
-//! configured (every node's next refresh reads it), and to this node's
-//! snapshot at once. Without Redis a refresh reads the database.
+//! Transitions are conditional updates of the one channel row in the
+//! caller's transaction, so a redelivered event, or the same event at two
+//! nodes, changes the state (and opens a session, and enqueues its
+//! notification) exactly once.
+//!
+//! The database is the only place the state lives: every node reads it
+//! there when its snapshot is stale (two reads a second at most), so all
+//! nodes agree with the database within half a second whatever happened to
+//! a cache, and a change made on this node is put in its snapshot at once.
+//! While the database cannot be read, the last status read is answered
+//! for up to [`STALE_IF_ERROR`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use keel_platform::cache::Cache;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::{Expr, SimpleExpr};
 use keel_platform::sea_orm::{
-    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, Set,
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, ExprTrait, QueryFilter,
+    Set,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -50,22 +55,22 @@ impl LiveStatus {
     }
 }
 
-const KEY: &str = "channel:live";
 /// How old a node's snapshot may get.
 const MAX_AGE: Duration = Duration::from_millis(500);
+/// How long the last status read is answered while the database cannot be
+/// read.
+pub const STALE_IF_ERROR: Duration = Duration::from_secs(30);
 
 /// This node's view of the live status.
 pub struct Live {
     db: Db,
-    cache: Cache,
     snapshot: Snapshot<LiveStatus>,
 }
 
 impl Live {
-    pub fn new(db: Db, cache: Cache) -> Self {
+    pub fn new(db: Db) -> Self {
         Self {
             db,
-            cache,
             snapshot: Snapshot::new(MAX_AGE),
         }
     }
@@ -73,62 +78,48 @@ impl Live {
     /// The status, at most half a second old. One request refreshes a
     /// stale snapshot; the others meanwhile answer from it.
     pub async fn status(&self) -> Result<Arc<LiveStatus>, DbErr> {
-        self.snapshot.get(|| self.load()).await
+        match self.snapshot.get(|| self.load()).await {
+            Ok(status) => Ok(status),
+            Err(e) => match self.snapshot.within(STALE_IF_ERROR) {
+                Some(last) => {
+                    tracing::warn!(error = %e, "the live status cannot be read; answering the last one read");
+                    Ok(last)
+                }
+                None => Err(e),
+            },
+        }
     }
 
     async fn load(&self) -> Result<LiveStatus, DbErr> {
-        if self.cache.is_redis() {
-            match self.cache.get(KEY).await {
-                Ok(Some(raw)) => {
-                    if let Ok(s) = serde_json::from_slice(&raw) {
-                        return Ok(s);
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(error = %e, "the live status is not in Redis; reading the database")
-                }
-            }
-        }
-        let status = LiveStatus::of(&super::channel::config(&self.db).await?);
-        if self.cache.is_redis() {
-            self.share(&status).await;
-        }
-        Ok(status)
+        Ok(LiveStatus::of(&super::channel::config(&self.db).await?))
     }
 
-    async fn share(&self, status: &LiveStatus) {
-        if let Ok(raw) = serde_json::to_vec(status) {
-            let ttl = Duration::from_secs(24 * 3600);
-            if let Err(e) = self.cache.set(KEY, &raw, ttl).await {
-                tracing::warn!(error = %e, "could not share the live status");
+    /// Reads the status after a change made on this node, so this node
+    /// answers it at once. If that read fails, the snapshot is dropped and
+    /// the next request reads it.
+    pub async fn publish(&self) {
+        match self.load().await {
+            Ok(status) => {
+                self.snapshot.put(status);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the live status after a change");
+                self.snapshot.invalidate();
             }
         }
-    }
-
-    /// Publishes the status after a change: to this node now, to the others
-    /// through Redis (or their next database read).
-    pub async fn publish(&self) -> Result<(), DbErr> {
-        let status = LiveStatus::of(&super::channel::config(&self.db).await?);
-        if self.cache.is_redis() {
-            self.share(&status).await;
-        }
-        self.snapshot.put(status);
-        Ok(())
     }
 }
 
 /// A live start: the session opened for it, or `None` when the stream was
 /// live already (a redelivery, another node first).
 pub async fn start(
-    db: &Db,
+    txn: &DatabaseTransaction,
     call_cid: &str,
     at: DateTime<Utc>,
     viewers: i64,
     notify_at: DateTime<Utc>,
 ) -> Result<Option<String>, DbErr> {
     let session_id = uuid::Uuid::now_v7().to_string();
-    let txn = db.begin_write().await?;
     let res = channel_config::Entity::update_many()
         .col_expr(channel_config::Column::LiveStartedAt, Expr::value(at))
         .col_expr(
@@ -139,7 +130,7 @@ pub async fn start(
         .col_expr(channel_config::Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(channel_config::Column::Id.eq(channel_config::ID))
         .filter(channel_config::Column::LiveStartedAt.is_null())
-        .exec(&txn)
+        .exec(txn)
         .await?;
     if res.rows_affected == 0 {
         return Ok(None);
@@ -152,19 +143,26 @@ pub async fn start(
         peak_viewers: Set(viewers),
         notified_at: Set(None),
     })
-    .exec_without_returning(&txn)
+    .exec_without_returning(txn)
     .await?;
-    live_notify::enqueue(&txn, &session_id, notify_at).await?;
-    txn.commit().await?;
+    live_notify::enqueue(txn, &session_id, notify_at).await?;
     Ok(Some(session_id))
+}
+
+/// Ends the live stream now, in a transaction of its own (the owner's
+/// `stream.end`).
+pub async fn end_now(db: &Db) -> Result<Option<String>, DbErr> {
+    let txn = db.begin_write().await?;
+    let ended = end(&txn, Utc::now()).await?;
+    txn.commit().await?;
+    Ok(ended)
 }
 
 /// The end of the live stream: closes the open session (its end and peak)
 /// and clears the live state; `None` when it was not live.
-pub async fn end(db: &Db, at: DateTime<Utc>) -> Result<Option<String>, DbErr> {
-    let txn = db.begin_write().await?;
+pub async fn end(txn: &DatabaseTransaction, at: DateTime<Utc>) -> Result<Option<String>, DbErr> {
     let c = channel_config::Entity::find_by_id(channel_config::ID)
-        .one(&txn)
+        .one(txn)
         .await?;
     let Some(session_id) = c.as_ref().and_then(|c| c.live_session_id.clone()) else {
         return Ok(None);
@@ -175,7 +173,7 @@ pub async fn end(db: &Db, at: DateTime<Utc>) -> Result<Option<String>, DbErr> {
         .col_expr(stream_session::Column::PeakViewers, peak_at_least(last))
         .filter(stream_session::Column::Id.eq(session_id.as_str()))
         .filter(stream_session::Column::EndedAt.is_null())
-        .exec(&txn)
+        .exec(txn)
         .await?;
     let res = channel_config::Entity::update_many()
         .col_expr(
@@ -190,9 +188,8 @@ pub async fn end(db: &Db, at: DateTime<Utc>) -> Result<Option<String>, DbErr> {
         .col_expr(channel_config::Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(channel_config::Column::Id.eq(channel_config::ID))
         .filter(channel_config::Column::LiveSessionId.eq(session_id.as_str()))
-        .exec(&txn)
+        .exec(txn)
         .await?;
-    txn.commit().await?;
     Ok((res.rows_affected > 0).then_some(session_id))
 }
 

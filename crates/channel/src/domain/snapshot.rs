@@ -37,6 +37,14 @@ impl<T> Snapshot<T> {
         value
     }
 
+    /// The value kept, if it is younger than `max_age` (a fallback while
+    /// it cannot be loaded).
+    pub fn within(&self, max_age: Duration) -> Option<Arc<T>> {
+        self.current()
+            .filter(|(at, _)| at.elapsed() < max_age)
+            .map(|(_, v)| v)
+    }
+
     /// Forgets the value: the next caller loads it.
     pub fn invalidate(&self) {
         *self.slot.write().unwrap_or_else(PoisonError::into_inner) = None;

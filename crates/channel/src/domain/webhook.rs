@@ -4,6 +4,11 @@
 //! state. Handling is idempotent by state (a live start when already live
 //! changes nothing), so a redelivery, or the same event at two nodes,
 //! has one effect.
+//!
+//! A delivery's `X-Webhook-Id` counts as seen in the same transaction as
+//! its effect: a delivery that fails half-way (a database error, a crash)
+//! leaves no trace, and the provider's retry of it is applied, not
+//! answered "duplicate".
 
 use std::io::Read;
 
@@ -11,13 +16,23 @@ use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use keel_platform::crypto::constant_time_eq;
 use keel_platform::db::Db;
-use keel_platform::sea_orm::DbErr;
+use keel_platform::sea_orm::sea_query::OnConflict;
+use keel_platform::sea_orm::{
+    ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, Set,
+};
 use serde_json::Value;
 use sha2::Sha256;
 
 use super::live;
 use crate::config::NotifyConfig;
-use crate::getstream;
+use crate::entity::{channel_config, webhook_seen};
+use crate::getstream::{self, CALL_TYPE};
+
+/// The longest `X-Webhook-Id` remembered; a longer one is handled without
+/// redelivery detection (idempotent by state all the same).
+pub const MAX_DELIVERY_ID: usize = 100;
+/// How long a delivery id is remembered.
+const SEEN_FOR: chrono::Duration = chrono::Duration::days(2);
 
 /// The largest body accepted, uncompressed.
 pub const MAX_BODY: usize = 1024 * 1024;
@@ -85,9 +100,69 @@ pub enum Effect {
     Nothing,
 }
 
-/// Applies a verified event. `our_call` is the provisioned call's cid.
-pub async fn apply(
+/// What a delivery did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// This delivery id was applied before.
+    Duplicate,
+    Applied(Effect),
+}
+
+/// Receives a verified event: applies it and, when the delivery has an
+/// id, records the id, both in one transaction.
+pub async fn receive(
     db: &Db,
+    delivery: Option<&str>,
+    event: &Value,
+    notify: &NotifyConfig,
+) -> Result<Outcome, DbErr> {
+    let txn = db.begin_write().await?;
+    if let Some(id) = delivery.filter(|id| id.len() <= MAX_DELIVERY_ID)
+        && !first_delivery(&txn, id).await?
+    {
+        return Ok(Outcome::Duplicate);
+    }
+    let ours = channel_config::Entity::find_by_id(channel_config::ID)
+        .one(&txn)
+        .await?
+        .and_then(|c| c.stream_call_id)
+        .map(|id| format!("{CALL_TYPE}:{id}"));
+    let effect = apply(&txn, ours.as_deref(), event, notify).await?;
+    txn.commit().await?;
+    Ok(Outcome::Applied(effect))
+}
+
+/// Records a delivery id; false when it was recorded before. On
+/// PostgreSQL a concurrent delivery of the same id waits here for the
+/// first one's transaction, and is a duplicate only if that one commits.
+async fn first_delivery(txn: &DatabaseTransaction, id: &str) -> Result<bool, DbErr> {
+    let inserted = webhook_seen::Entity::insert(webhook_seen::ActiveModel {
+        webhook_id: Set(id.to_owned()),
+        received_at: Set(Utc::now()),
+    })
+    .on_conflict(
+        OnConflict::column(webhook_seen::Column::WebhookId)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(txn)
+    .await?;
+    Ok(inserted > 0)
+}
+
+/// Forgets delivery ids older than the provider's retry window.
+pub async fn prune_seen(db: &Db, now: DateTime<Utc>) -> Result<u64, DbErr> {
+    let res = webhook_seen::Entity::delete_many()
+        .filter(webhook_seen::Column::ReceivedAt.lt(now - SEEN_FOR))
+        .exec(db.write())
+        .await?;
+    Ok(res.rows_affected)
+}
+
+/// Applies a verified event in `txn`. `our_call` is the provisioned
+/// call's cid.
+async fn apply(
+    txn: &DatabaseTransaction,
     our_call: Option<&str>,
     event: &Value,
     notify: &NotifyConfig,
@@ -112,19 +187,22 @@ pub async fn apply(
         "call.live_started" => {
             let viewers = getstream::viewers(&event["call"]["session"]);
             let notify_at = at + chrono::Duration::from_std(notify.delay).unwrap_or_default();
-            live::start(db, cid, at, viewers, notify_at)
+            live::start(txn, cid, at, viewers, notify_at)
                 .await?
                 .map_or(Effect::Nothing, Effect::LiveStarted)
         }
-        _ if ended => live::end(db, at)
+        _ if ended => live::end(txn, at)
             .await?
             .map_or(Effect::Nothing, Effect::Ended),
         "call.session_participant_count_updated" => {
-            let c = super::channel::config(db).await?;
-            match c.live_session_id {
+            let session = channel_config::Entity::find_by_id(channel_config::ID)
+                .one(txn)
+                .await?
+                .and_then(|c| c.live_session_id);
+            match session {
                 Some(session) => {
                     let n = getstream::viewers(event);
-                    live::set_viewers(db.write(), &session, n).await?;
+                    live::set_viewers(txn, &session, n).await?;
                     Effect::Viewers(n)
                 }
                 None => Effect::Nothing,

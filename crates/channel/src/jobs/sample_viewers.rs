@@ -1,13 +1,14 @@
 //! The analytics sampler (cron `* * * * *`): while live, the call's viewer
 //! count from the provider becomes a sample of the tick and raises the
-//! session's peak; samples older than 7 days are pruned.
+//! session's peak; samples older than 7 days are pruned, and so are
+//! webhook delivery ids past the provider's retry window.
 
 use chrono::{DateTime, Utc};
 use keel_platform::jobs::{Job, JobContext, JobError, JobRegistry};
 use serde::{Deserialize, Serialize};
 
 use super::Deps;
-use crate::domain::{analytics, channel};
+use crate::domain::{analytics, channel, webhook};
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct SampleViewers {
@@ -28,7 +29,9 @@ pub fn register(registry: &mut JobRegistry, d: Deps) {
 }
 
 async fn run(d: &Deps, tick: DateTime<Utc>) -> Result<(), JobError> {
-    analytics::prune(&d.db, Utc::now()).await?;
+    let now = Utc::now();
+    analytics::prune(&d.db, now).await?;
+    webhook::prune_seen(&d.db, now).await?;
     let Some(session) = channel::config(&d.db).await?.live_session_id else {
         return Ok(());
     };
@@ -38,6 +41,6 @@ async fn run(d: &Deps, tick: DateTime<Utc>) -> Result<(), JobError> {
         .await
         .map_err(|e| JobError::retry(e.to_string()))?;
     analytics::record(&d.db, &session, tick, call.viewers).await?;
-    d.live.publish().await?;
+    d.live.publish().await;
     Ok(())
 }

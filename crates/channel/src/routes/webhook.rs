@@ -2,19 +2,13 @@
 
 use axum::extract::State;
 use axum::http::HeaderMap;
-use chrono::Utc;
 use keel_platform::http::Json;
-use keel_platform::sea_orm::sea_query::OnConflict;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::domain::channel;
-use crate::domain::webhook::{self, Effect, WebhookError};
-use crate::entity::webhook_seen;
+use crate::domain::webhook::{self, Effect, Outcome, WebhookError};
 use crate::error::{Envelope, Error, trpc};
-use crate::getstream::CALL_TYPE;
 use crate::input::RawBody;
 use crate::state::AppState;
 
@@ -69,38 +63,20 @@ pub async fn stream(
     })?;
     let event: Value = serde_json::from_slice(&body)
         .map_err(|e| trpc("BAD_REQUEST", format!("The event is not JSON: {e}")))?;
-    let db = &state.platform.db;
-    if let Some(id) = header(&headers, "x-webhook-id").filter(|id| id.len() <= 100) {
-        let inserted = webhook_seen::Entity::insert(webhook_seen::ActiveModel {
-            webhook_id: Set(id.to_owned()),
-            received_at: Set(Utc::now()),
-        })
-        .on_conflict(
-            OnConflict::column(webhook_seen::Column::WebhookId)
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db.write())
-        .await?;
-        if inserted == 0 {
+    let delivery = header(&headers, "x-webhook-id");
+    let outcome = webhook::receive(&state.platform.db, delivery, &event, &state.cfg.notify).await?;
+    // Also after a duplicate: its first delivery may have committed and
+    // failed before this node's snapshot took the change.
+    state.live.publish().await;
+    let effect = match outcome {
+        Outcome::Duplicate => {
             return Ok(Json(Received {
                 received: true,
                 effect: "duplicate",
             }));
         }
-        webhook_seen::Entity::delete_many()
-            .filter(webhook_seen::Column::ReceivedAt.lt(Utc::now() - chrono::Duration::days(2)))
-            .exec(db.write())
-            .await?;
-    }
-    let ours = channel::config(db)
-        .await?
-        .stream_call_id
-        .map(|id| format!("{CALL_TYPE}:{id}"));
-    let effect = webhook::apply(db, ours.as_deref(), &event, &state.cfg.notify).await?;
-    if effect != Effect::Nothing {
-        state.live.publish().await?;
-    }
+        Outcome::Applied(effect) => effect,
+    };
     let effect = match effect {
         Effect::LiveStarted(s) => {
             tracing::info!(session = %s, "the channel is live");

@@ -46,7 +46,7 @@ pub struct WebInner {
 impl WebInner {
     pub fn new(platform: Platform, cfg: Arc<Config>, proxy: Proxy) -> Self {
         Self {
-            live: Live::new(platform.db.clone(), platform.cache.clone()),
+            live: Live::new(platform.db.clone()),
             platform,
             cfg,
             proxy,

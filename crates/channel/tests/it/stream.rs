@@ -2,6 +2,7 @@
 //! provider's failures.
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use keel_platform::sea_orm::ConnectionTrait;
 use keel_testkit::getstream::{API_KEY, API_SECRET};
 use serde_json::{Value, json};
 
@@ -209,4 +210,34 @@ async fn is_live_follows_the_provider_with_the_viewer_count() {
     })
     .await;
     assert!(s.is_some(), "the count follows the provider's updates");
+}
+
+#[tokio::test]
+async fn is_live_follows_the_database_whatever_redis_holds() {
+    let ch = Channel::with(&keel_testkit::redis_env()).await;
+    ch.provisioned().await;
+    ch.event("call.live_started", json!({})).await;
+    ch.until_live(true).await;
+    // Another node ended the stream and could not tell Redis: the
+    // database says offline, a cache still says live.
+    let live = json!({"isLive": true, "liveStartedAt": "2026-01-01T00:00:00Z", "viewerCount": 3});
+    let cache = &ch.app.platform().cache;
+    cache
+        .set(
+            "channel:live",
+            live.to_string().as_bytes(),
+            std::time::Duration::from_secs(86_400),
+        )
+        .await
+        .unwrap();
+    ch.app
+        .platform()
+        .db
+        .write()
+        .execute_unprepared(
+            "UPDATE channel_config SET live_started_at = NULL, live_session_id = NULL",
+        )
+        .await
+        .unwrap();
+    ch.until_live(false).await;
 }

@@ -1,7 +1,7 @@
 //! The provider's webhook: signatures, redeliveries, the live cycle.
 
 use keel_channel::entity::stream_session;
-use keel_platform::sea_orm::{EntityTrait, QueryOrder};
+use keel_platform::sea_orm::{ConnectionTrait, EntityTrait, QueryOrder};
 use keel_testkit::FakeStream;
 use keel_testkit::getstream::Delivery;
 use serde_json::json;
@@ -96,6 +96,43 @@ async fn a_live_start_redelivered_or_sent_twice_at_once_counts_once() {
     assert_eq!(again.body["effect"], "duplicate");
     let again = ch.deliver(&e, Delivery::default()).await;
     assert_eq!(again.body["effect"], "nothing", "already live");
+    assert_eq!(sessions(&ch).await.len(), 1);
+    ch.app.jobs_settled().await;
+    assert_eq!(ch.discord.posted().len(), 1, "one notification");
+}
+
+#[tokio::test]
+async fn a_delivery_that_fails_half_way_is_applied_when_the_provider_retries_it() {
+    let ch = Channel::start().await;
+    ch.provisioned().await;
+    let db = ch.app.platform().db.write();
+    // The live start cannot open its session: the delivery fails after
+    // its id was read.
+    db.execute_unprepared("ALTER TABLE stream_sessions RENAME TO stream_sessions_away")
+        .await
+        .unwrap();
+    let e = FakeStream::event("call.live_started", &ch.cid(), json!({}));
+    let delivery = Delivery {
+        webhook_id: Some("wh-retried".into()),
+        ..Default::default()
+    };
+    let failed = ch.deliver(&e, delivery.clone()).await;
+    assert_eq!(failed.status, 500, "{}", failed.text);
+    db.execute_unprepared("ALTER TABLE stream_sessions_away RENAME TO stream_sessions")
+        .await
+        .unwrap();
+    assert_eq!(ch.is_live().await["isLive"], false);
+
+    let retried = ch.deliver(&e, delivery.clone()).await;
+    assert_eq!(
+        (retried.status, retried.body["effect"].as_str()),
+        (200, Some("live_started")),
+        "{}",
+        retried.text
+    );
+    ch.until_live(true).await;
+    let again = ch.deliver(&e, delivery).await;
+    assert_eq!(again.body["effect"], "duplicate");
     assert_eq!(sessions(&ch).await.len(), 1);
     ch.app.jobs_settled().await;
     assert_eq!(ch.discord.posted().len(), 1, "one notification");

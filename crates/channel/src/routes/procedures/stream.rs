@@ -135,8 +135,8 @@ async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
         return Err(not_provisioned());
     }
     ctx.state.stream.stop_live().await?;
-    live::end(db, Utc::now()).await?;
-    ctx.state.live.publish().await?;
+    live::end_now(db).await?;
+    ctx.state.live.publish().await;
     Ok(ctx.state.live.status().await?.as_ref().clone())
 }
 
