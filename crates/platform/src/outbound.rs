@@ -1,5 +1,13 @@
 //! Outbound HTTP: one pooled client (rustls), with timeouts, and retries
 //! with exponential backoff for idempotent calls.
+//!
+//! Every outbound request is sent through [`HttpClient::send`] or
+//! [`HttpClient::send_idempotent`], and every failure comes back as an
+//! [`OutboundError`] whose text names the host but never the URL: a
+//! provider's credential often lives in it (a Discord webhook's token in the
+//! path, GetStream's `api_key` in the query), and reqwest's own error text
+//! carries the whole URL into logs and job records. This is the one place
+//! that is redacted.
 
 use std::time::Duration;
 
@@ -21,12 +29,51 @@ pub struct HttpClient {
     retries: usize,
 }
 
+/// An outbound request that failed before an answer arrived, or whose
+/// answer could not be read. Its text is the host and reqwest's whole
+/// error chain without the URL.
 #[derive(Debug, thiserror::Error)]
 pub enum OutboundError {
-    #[error("could not build the HTTP client: {0}")]
+    #[error("could not build the HTTP client: {}", describe(.0))]
     Build(reqwest::Error),
-    #[error("request failed: {0}")]
-    Network(#[from] reqwest::Error),
+    #[error("request to {host} failed: {}", describe(.source))]
+    Request {
+        host: String,
+        source: reqwest::Error,
+    },
+}
+
+impl From<reqwest::Error> for OutboundError {
+    fn from(e: reqwest::Error) -> Self {
+        let host = e
+            .url()
+            .and_then(|u| u.host_str().map(|h| (h.to_owned(), u.port())))
+            .map_or_else(
+                || "a remote host".to_owned(),
+                |(h, port)| port.map_or_else(|| h.clone(), |p| format!("{h}:{p}")),
+            );
+        Self::Request {
+            host,
+            source: e.without_url(),
+        }
+    }
+}
+
+impl OutboundError {
+    /// Whether the request may be tried again (a network error or a
+    /// timeout, not a request that could not be built).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Build(_) => false,
+            Self::Request { source, .. } => is_transient(source),
+        }
+    }
+}
+
+/// reqwest's error and its sources, `a: b: c`; no URL when the error was
+/// redacted.
+fn describe(e: &reqwest::Error) -> String {
+    crate::http::api_error::chain(e)
 }
 
 impl HttpClient {
@@ -52,8 +99,14 @@ impl HttpClient {
         })
     }
 
+    /// The client, to build requests with; send them with [`Self::send`].
     pub fn client(&self) -> &reqwest::Client {
         &self.client
+    }
+
+    /// Sends a request once.
+    pub async fn send(&self, req: RequestBuilder) -> Result<Response, OutboundError> {
+        Ok(req.send().await?)
     }
 
     /// Sends an idempotent request, retrying network errors, 429 and 5xx
@@ -100,13 +153,50 @@ pub fn is_retryable(status: StatusCode) -> bool {
 
 /// The server's `Retry-After` in seconds, capped at 30 s.
 pub fn retry_after(resp: &Response) -> Option<Duration> {
-    resp.headers()
+    let secs = resp
+        .headers()
         .get(reqwest::header::RETRY_AFTER)?
         .to_str()
         .ok()?
         .trim()
         .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(|s| Duration::from_secs_f64(s.min(30.0)))
+        .ok()?;
+    remote_wait(secs, Duration::from_secs(30))
+}
+
+/// A wait a remote service asked for, in seconds (a `Retry-After`, a
+/// `retry_after` field), at most `max`; `None` for a negative or
+/// non-finite number. Never panics, whatever the number.
+pub fn remote_wait(secs: f64, max: Duration) -> Option<Duration> {
+    if !secs.is_finite() || secs < 0.0 {
+        return None;
+    }
+    Some(if secs >= max.as_secs_f64() {
+        max
+    } else {
+        Duration::from_secs_f64(secs)
+    })
+}
+
+/// The answer's body as JSON; a body that cannot be read is an error
+/// without the URL.
+pub async fn read_json<T: serde::de::DeserializeOwned>(resp: Response) -> Result<T, OutboundError> {
+    Ok(resp.json().await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_wait_is_bounded_whatever_the_number() {
+        let max = Duration::from_secs(30);
+        assert_eq!(remote_wait(1.5, max), Some(Duration::from_millis(1500)));
+        assert_eq!(remote_wait(1e300, max), Some(max));
+        assert_eq!(remote_wait(f64::MAX, max), Some(max));
+        assert_eq!(remote_wait(f64::INFINITY, max), None);
+        assert_eq!(remote_wait(f64::NAN, max), None);
+        assert_eq!(remote_wait(-1.0, max), None);
+        assert_eq!(remote_wait(0.0, max), Some(Duration::ZERO));
+    }
 }

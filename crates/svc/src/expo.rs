@@ -172,7 +172,7 @@ impl Expo {
         } else {
             req.body(json.to_vec())
         };
-        let resp = req.send().await.map_err(|e| Failure::Retry {
+        let resp = self.http.send(req).await.map_err(|e| Failure::Retry {
             reason: format!("network: {e}"),
             after: None,
         })?;

@@ -164,7 +164,7 @@ impl ApnsClient {
         };
         let url = format!("{base}/3/device/{}", target.device_token);
         let expiration = (chrono::Utc::now() + chrono::Duration::hours(24)).timestamp();
-        let resp = self
+        let req = self
             .http
             .client()
             .post(&url)
@@ -175,10 +175,8 @@ impl ApnsClient {
             .header("apns-expiration", expiration.to_string())
             .header("apns-collapse-id", collapse_id)
             .header("apns-id", uuid::Uuid::new_v4().to_string())
-            .json(payload)
-            .send()
-            .await;
-        match resp {
+            .json(payload);
+        match self.http.send(req).await {
             Err(e) => Outcome::Retry {
                 reason: format!("network: {e}"),
                 after: None,

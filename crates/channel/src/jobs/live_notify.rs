@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
-use keel_platform::outbound::retry_after;
+use keel_platform::outbound::{remote_wait, retry_after};
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
@@ -50,6 +50,9 @@ pub fn register(registry: &mut JobRegistry, d: Deps) {
     });
 }
 
+/// The longest a 429's `retry_after` is waited for before trying again.
+const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Discord's limits.
 const CONTENT_MAX: usize = 2000;
 const TITLE_MAX: usize = 256;
@@ -79,13 +82,15 @@ async fn run(d: &Deps, session_id: &str) -> Result<(), JobError> {
         return mark(d, session_id).await;
     }
     let body = message(d).await?;
-    let resp = d
+    let req = d
         .http
         .client()
         .post(url.expose())
         .query(&[("wait", "true")])
-        .json(&body)
-        .send()
+        .json(&body);
+    let resp = d
+        .http
+        .send(req)
         .await
         .map_err(|e| JobError::retry(format!("Discord: {e}")))?;
     let status = resp.status();
@@ -99,8 +104,7 @@ async fn run(d: &Deps, session_id: &str) -> Result<(), JobError> {
     if status.as_u16() == 429 {
         let wait = answer["retry_after"]
             .as_f64()
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(std::time::Duration::from_secs_f64)
+            .and_then(|s| remote_wait(s, MAX_WAIT))
             .or(header_wait)
             .unwrap_or(std::time::Duration::from_secs(1));
         return Err(JobError::retry_after(reason, wait));

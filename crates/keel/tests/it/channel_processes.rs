@@ -18,7 +18,7 @@ use crate::process::platform_on;
 
 const ORIGIN: &str = "http://127.0.0.1:8083";
 
-fn env_for(
+pub fn env_for(
     db: &TestDb,
     dir: &std::path::Path,
     stream: &FakeStream,
@@ -54,7 +54,7 @@ async fn call(base: &str, name: &str, cookie: Option<&str>, input: Value) -> req
 }
 
 /// Sets up, signs in and provisions through `base`.
-async fn provision(base: &str) {
+pub async fn provision(base: &str) {
     let r = call(
         base,
         "setup.complete",

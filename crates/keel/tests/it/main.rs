@@ -10,6 +10,7 @@ mod process;
 mod push_common;
 mod push_crash;
 mod push_shared_rate;
+mod secrets;
 mod services;
 mod svc_cli;
 

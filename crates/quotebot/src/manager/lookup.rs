@@ -5,9 +5,14 @@
 
 use std::time::Duration;
 
+use keel_platform::config::OutboundConfig;
+use keel_platform::outbound::{HttpClient, read_json, remote_wait, retry_after};
 use serde::Deserialize;
 
 use crate::config::Config;
+
+/// The longest a 429's `retry_after` is waited for.
+const MAX_WAIT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct GatewayBot {
@@ -32,17 +37,16 @@ enum Attempt {
     Fatal(LookupError),
 }
 
-async fn once(http: &reqwest::Client, cfg: &Config) -> Attempt {
+async fn once(http: &HttpClient, cfg: &Config) -> Attempt {
     let url = format!(
         "{}/api/v10/gateway/bot",
         cfg.discord_api.as_str().trim_end_matches('/')
     );
-    let resp = match http
+    let req = http
+        .client()
         .get(url)
-        .header("authorization", format!("Bot {}", cfg.token.expose()))
-        .send()
-        .await
-    {
+        .header("authorization", format!("Bot {}", cfg.token.expose()));
+    let resp = match http.send(req).await {
         Ok(r) => r,
         Err(e) => {
             return Attempt::Retry {
@@ -55,13 +59,12 @@ async fn once(http: &reqwest::Client, cfg: &Config) -> Attempt {
     if status == reqwest::StatusCode::UNAUTHORIZED {
         return Attempt::Fatal(LookupError::InvalidToken);
     }
-    let header_wait = keel_platform::outbound::retry_after(&resp);
+    let header_wait = retry_after(&resp);
     if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
-        let body: serde_json::Value = resp.json().await.unwrap_or_default();
+        let body: serde_json::Value = read_json(resp).await.unwrap_or_default();
         let wait = body["retry_after"]
             .as_f64()
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64)
+            .and_then(|s| remote_wait(s, MAX_WAIT))
             .or(header_wait);
         return Attempt::Retry {
             why: "429 Too Many Requests".to_owned(),
@@ -80,7 +83,7 @@ async fn once(http: &reqwest::Client, cfg: &Config) -> Attempt {
             last: format!("Discord answered {status}"),
         });
     }
-    match resp.json::<GatewayBot>().await {
+    match read_json::<GatewayBot>(resp).await {
         Ok(g) if g.shards > 0 => Attempt::Done(g),
         Ok(_) => Attempt::Retry {
             why: "a shard count of 0".to_owned(),
@@ -94,13 +97,16 @@ async fn once(http: &reqwest::Client, cfg: &Config) -> Attempt {
 }
 
 pub async fn shard_count(cfg: &Config) -> Result<GatewayBot, LookupError> {
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| LookupError::Exhausted {
-            attempts: 0,
-            last: e.to_string(),
-        })?;
+    let http = HttpClient::new(&OutboundConfig {
+        timeout: Duration::from_secs(10),
+        connect_timeout: Duration::from_secs(5),
+        retries: 0,
+        jwks_refetch_cooldown: Duration::ZERO,
+    })
+    .map_err(|e| LookupError::Exhausted {
+        attempts: 0,
+        last: e.to_string(),
+    })?;
     let t = &cfg.timing;
     let mut backoff = t.lookup_backoff;
     let mut last = String::new();
