@@ -374,3 +374,37 @@ async fn presence_rotates_through_the_platform_activities() {
     .await;
     assert!(names.is_some(), "{:?}", d.presences());
 }
+
+#[tokio::test]
+async fn user_text_the_bot_posts_pings_nobody() {
+    let q = migrated_with_quotes().await;
+    let (g, channel) = (id(), id());
+    q.discord.add_guild(g);
+    owed_guild(&q, g, channel).await;
+    let _bot = q.start(1).await;
+    let someone = member(g, 0);
+    let (_, _) = ask(&q.discord, &someone, "quote", json!([])).await;
+    let pings = json!([
+        {"name": "quote", "type": 3, "value": "@everyone @here <@&4242> read this"},
+        {"name": "author", "type": 3, "value": "<@1234>"},
+    ]);
+    let (text, _) = ask(&q.discord, &someone, "suggest", pings).await;
+    assert!(text.contains("waits for review"), "{text}");
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(20), || {
+        let m = d.messages();
+        (m.iter().any(|m| m.channel == MAIN_CHANNEL) && m.iter().any(|m| m.channel == channel))
+            .then_some(())
+    })
+    .await
+    .expect("the announcement and the scheduled quote were posted");
+    let none = json!({"parse": []});
+    for m in q.discord.messages() {
+        assert_eq!(m.body["allowed_mentions"], none, "{}", m.body);
+    }
+    let callbacks = q.discord.callbacks();
+    assert!(!callbacks.is_empty());
+    for (_, b) in callbacks {
+        assert_eq!(b["data"]["allowed_mentions"], none, "{b}");
+    }
+}

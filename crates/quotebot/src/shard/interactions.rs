@@ -9,7 +9,7 @@ use twilight_model::application::interaction::application_command::{
     CommandData, CommandDataOption, CommandOptionValue,
 };
 use twilight_model::application::interaction::{Interaction, InteractionData};
-use twilight_model::channel::message::MessageFlags;
+use twilight_model::channel::message::{AllowedMentions, MessageFlags};
 use twilight_model::guild::Permissions;
 use twilight_model::http::interaction::{InteractionResponse, InteractionResponseType};
 use twilight_util::builder::InteractionResponseDataBuilder;
@@ -65,7 +65,10 @@ pub async fn handle(bot: &Bot, i: Interaction) {
             private("Something went wrong on our side; try again in a moment.")
         }
     };
-    let mut builder = InteractionResponseDataBuilder::new().content(answer.text);
+    // An interaction answer gets no client default: it pings nobody either.
+    let mut builder = InteractionResponseDataBuilder::new()
+        .content(answer.text)
+        .allowed_mentions(AllowedMentions::default());
     if answer.ephemeral {
         builder = builder.flags(MessageFlags::EPHEMERAL);
     }

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use twilight_gateway::{
     CloseFrame, ConfigBuilder, Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt,
 };
+use twilight_model::channel::message::AllowedMentions;
 
 use crate::config::Config;
 use crate::domain::guilds;
@@ -37,10 +38,14 @@ pub struct Bot {
     pub total: u32,
 }
 
+/// The REST client. Every message it sends pings nobody unless it says
+/// so (`allowed_mentions: {"parse": []}`): quotes and suggestions are
+/// user text, and an `@everyone` in one must not reach a whole server.
 fn http_client(cfg: &Config) -> twilight_http::Client {
     let api = &cfg.discord_api;
     let mut b = twilight_http::Client::builder()
         .token(cfg.token.expose().to_owned())
+        .default_allowed_mentions(AllowedMentions::default())
         .timeout(Duration::from_secs(10));
     if api.host_str() != Some("discord.com") {
         let host = api.host_str().unwrap_or("discord.com");
