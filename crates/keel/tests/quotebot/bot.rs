@@ -337,6 +337,25 @@ async fn a_due_quote_is_posted_once_across_two_processes_and_a_restart() {
 }
 
 #[tokio::test]
+async fn a_guild_id_above_postgresqls_bigint_does_not_stop_the_others_quotes() {
+    let q = migrated_with_quotes().await;
+    // A snowflake is a u64; reconcile can import one above i64::MAX.
+    let huge = u64::MAX;
+    owed_guild(&q, huge, id()).await;
+    let _bot = q.start(1).await;
+    serve_a_new_guild(&q, "the schedule kept ticking").await;
+    let sent = q
+        .scalar(&format!(
+            r#"SELECT count(*) FROM "Guild" WHERE "guildId" = '{huge}' AND "lastMotivationSentAt" IS NOT NULL"#
+        ))
+        .await;
+    assert_eq!(
+        sent, 1,
+        "the huge id is in shard 0 of 1 and got its quote too"
+    );
+}
+
+#[tokio::test]
 async fn a_channel_the_bot_cannot_post_to_is_skipped_not_retried() {
     let q = migrated_with_quotes().await;
     let (gf, cf) = (id(), id());

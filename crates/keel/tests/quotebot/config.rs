@@ -55,3 +55,14 @@ async fn an_environment_file_is_not_read() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("OWNER_ID"), "{out}");
 }
+
+#[tokio::test]
+async fn a_shard_id_outside_its_total_is_refused_not_a_panic() {
+    let q = Quotebot::new().await;
+    for (id, total) in [("2", "2"), ("0", "0")] {
+        let (code, out) = q.run(&["shard", "--id", id, "--total", total]).await;
+        assert_eq!(code, 1, "--id {id} --total {total}: {out}");
+        assert!(out.contains("must be below --total"), "{out}");
+        assert!(!out.contains("panicked"), "{out}");
+    }
+}

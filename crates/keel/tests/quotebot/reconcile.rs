@@ -165,3 +165,42 @@ async fn reconcile_refuses_migrated_databases_and_databases_without_guild() {
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("migration history"), "{out}");
 }
+
+#[tokio::test]
+async fn a_row_a_running_bot_writes_during_reconcile_is_kept() {
+    use keel_platform::sea_orm::{ConnectionTrait, TransactionTrait};
+    let q = legacy().await;
+    let writer = q.sql().await;
+    let txn = writer.begin().await.unwrap();
+    txn.execute_unprepared(r#"INSERT INTO "Guild" ("id", "guildId") VALUES ('clx9', '999')"#)
+        .await
+        .unwrap();
+    let mut reconcile = q.spawn(&["db", "reconcile", "--confirm"]);
+    let waiting = keel_testkit::eventually_async(std::time::Duration::from_secs(20), || async {
+        let n = q
+            .scalar(
+                r#"SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                   WHERE NOT l.granted AND c.relname = 'Guild'
+                     AND c.relnamespace = current_schema()::regnamespace"#,
+            )
+            .await;
+        (n > 0).then_some(())
+    })
+    .await;
+    assert!(waiting.is_some(), "reconcile never waited for the writer");
+    txn.commit().await.unwrap();
+    let status = reconcile.wait(std::time::Duration::from_secs(60)).await;
+    assert!(
+        status.success(),
+        "{}{}",
+        reconcile.stdout(),
+        reconcile.stderr()
+    );
+    assert_eq!(
+        q.scalar(r#"SELECT count(*) FROM "Guild" WHERE "guildId" = '999'"#)
+            .await,
+        1,
+        "the row written meanwhile was lost"
+    );
+    assert_eq!(q.scalar(r#"SELECT count(*) FROM "Guild""#).await, 3);
+}

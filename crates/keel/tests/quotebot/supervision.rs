@@ -281,3 +281,43 @@ async fn a_shard_ends_itself_when_its_manager_is_killed_even_with_its_output_gon
     }
     assert!(ended.is_some(), "the orphaned shard {shard} lives on");
 }
+
+#[tokio::test]
+async fn a_shard_respawned_while_starting_gets_a_fresh_ready_deadline() {
+    let mut q = Quotebot::new().await;
+    q.set("KEEL_QUOTEBOT_READY_TIMEOUT_MS", "6000");
+    q.discord.hold_identify(true);
+    let bot = q.spawn(&[]);
+    let d = q.discord.clone();
+    eventually(Duration::from_secs(20), || {
+        (!d.identifies().is_empty()).then_some(())
+    })
+    .await
+    .expect("the first shard identified");
+    let first = Instant::now();
+    // What is tested is a deadline, so this test waits for the clock: the
+    // shard dies half-way through its 6 s and is respawned...
+    tokio::time::sleep_until((first + Duration::from_millis(2500)).into()).await;
+    let pids = children(bot.pid());
+    assert_eq!(pids.len(), 1, "{}", bot.stderr());
+    signal(pids[0], Signal::SIGKILL);
+    eventually(Duration::from_secs(20), || {
+        (d.identifies().len() == 2).then_some(())
+    })
+    .await
+    .expect("respawned");
+    // ...and the gateway answers after the first process's deadline, well
+    // within the respawned one's.
+    tokio::time::sleep_until((first + Duration::from_millis(6300)).into()).await;
+    q.discord.hold_identify(false);
+    eventually(Duration::from_secs(20), || {
+        (d.sessions().len() == 1).then_some(())
+    })
+    .await
+    .unwrap_or_else(|| panic!("the respawned shard never got ready: {}", bot.stderr()));
+    assert!(
+        !bot.stderr().contains("was not ready within"),
+        "{}",
+        bot.stderr()
+    );
+}

@@ -141,6 +141,10 @@ pub async fn find(db: &Db, guild_id: u64) -> Result<Option<Guild>, DbErr> {
 
 /// The configured guilds of shard `shard` of `total` (Discord's rule:
 /// `(guild_id >> 22) % total`).
+/// The guilds of shard `shard` of `total` with a quote channel, by
+/// Discord's formula `(guild_id >> 22) % total`. Computed in `numeric`: a
+/// snowflake is a u64, and one above PostgreSQL's bigint (a row imported
+/// by reconcile) must not fail the whole tick.
 pub async fn scheduled(db: &Db, shard: u32, total: u32) -> Result<Vec<Guild>, DbErr> {
     let rows = db
         .read()
@@ -148,7 +152,8 @@ pub async fn scheduled(db: &Db, shard: u32, total: u32) -> Result<Vec<Guild>, Db
             &format!(
                 r#"SELECT {COLUMNS} FROM "Guild"
                    WHERE "motivationChannelId" IS NOT NULL AND "guildId" ~ '^[0-9]{{1,20}}$'
-                     AND (("guildId"::numeric::bigint >> 22) % $2) = $1"#
+                     AND "guildId"::numeric <= 18446744073709551615
+                     AND mod(div("guildId"::numeric, 4194304), $2) = $1"#
             ),
             [
                 Value::from(i64::from(shard)),

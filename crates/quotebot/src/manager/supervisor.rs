@@ -116,7 +116,7 @@ impl Supervisor {
             if let Err(e) = self.spawn(id) {
                 return Some(Outcome::SpawnFailed(e));
             }
-            let deadline = tokio::time::Instant::now() + self.timing.ready_timeout;
+            let mut deadline = tokio::time::Instant::now() + self.timing.ready_timeout;
             loop {
                 tokio::select! {
                     () = self.stop.cancelled() => return Some(Outcome::Stopped),
@@ -131,13 +131,14 @@ impl Supervisor {
                             break;
                         }
                         Some(other) => {
+                            let respawned = matches!(other, Event::Exited(x, _) if x == id);
                             if let Some(out) = self.on(other).await {
                                 return Some(out);
                             }
-                            if !self.shards.contains_key(&id) {
-                                // The one being started died and was respawned: give
-                                // it a fresh deadline through the next loop turn.
-                                continue;
+                            if respawned {
+                                // The one being started died and was
+                                // respawned: a new process, a new deadline.
+                                deadline = tokio::time::Instant::now() + self.timing.ready_timeout;
                             }
                         }
                         None => return Some(Outcome::SpawnFailed("event channel closed".to_owned())),

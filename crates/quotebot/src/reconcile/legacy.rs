@@ -1,7 +1,6 @@
 //! Reading a legacy table as it is: its columns and types, and its rows
 //! as JSON objects (`row_to_json`), in physical order.
 
-use keel_platform::db::Db;
 use keel_platform::sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement, Value};
 use serde_json::{Map, Value as Json};
 
@@ -13,9 +12,8 @@ pub struct Table {
     pub rows: Vec<Map<String, Json>>,
 }
 
-pub async fn read(db: &Db, table: &str) -> Result<Table, DbErr> {
-    let cols = db
-        .read()
+pub async fn read<C: ConnectionTrait>(conn: &C, table: &str) -> Result<Table, DbErr> {
+    let cols = conn
         .query_all_raw(Statement::from_sql_and_values(
             DbBackend::Postgres,
             "SELECT column_name::text AS name, \
@@ -29,8 +27,7 @@ pub async fn read(db: &Db, table: &str) -> Result<Table, DbErr> {
         .iter()
         .map(|r| Ok((r.try_get("", "name")?, r.try_get("", "ty")?)))
         .collect::<Result<Vec<(String, String)>, DbErr>>()?;
-    let rows = db
-        .read()
+    let rows = conn
         .query_all_raw(Statement::from_string(
             DbBackend::Postgres,
             format!("SELECT row_to_json(t)::text AS j FROM \"{table}\" t ORDER BY ctid"),

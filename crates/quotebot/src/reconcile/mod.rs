@@ -47,15 +47,21 @@ pub async fn run(db: &Db, confirm: bool) -> anyhow::Result<String> {
             "reconcile refused: schema \"{schema_name}\" has no \"Guild\" table, so it is not a quotebot database (start the bot to migrate a fresh one)"
         );
     }
+    // Read and rebuilt in one transaction; with --confirm the tables are
+    // locked first, so a row a running bot writes meanwhile is either in
+    // what is read or waits for the rebuild, never lost between the two.
+    let txn = db.write().begin().await?;
+    if confirm {
+        lock(&txn, &present).await?;
+    }
     let mut found = HashMap::new();
     for t in &present {
-        found.insert(t.clone(), legacy::read(db, t).await?);
+        found.insert(t.clone(), legacy::read(&txn, t).await?);
     }
     let rebuilt = convert_all(&found)?;
     if !confirm {
         return Ok(checklist(&schema_name, &found));
     }
-    let txn = db.write().begin().await?;
     rebuild(&txn, &rebuilt).await?;
     txn.commit().await?;
     let counts: Vec<String> = rebuilt
@@ -66,6 +72,29 @@ pub async fn run(db: &Db, confirm: bool) -> anyhow::Result<String> {
         "reconciled schema \"{schema_name}\" to migration 0000 and recorded it as applied; rows kept: {}",
         counts.join(", ")
     ))
+}
+
+/// How long reconcile waits for a writer to let go of a table.
+const LOCK_TIMEOUT: &str = "60s";
+
+/// Takes the legacy tables from every other session until the rebuild
+/// commits (waiting up to [`LOCK_TIMEOUT`] for writers in flight).
+async fn lock(txn: &DatabaseTransaction, tables: &[String]) -> anyhow::Result<()> {
+    txn.execute_unprepared(&format!("SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+        .await?;
+    let list = tables
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    txn.execute_unprepared(&format!("LOCK TABLE {list} IN ACCESS EXCLUSIVE MODE"))
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "reconcile aborted, nothing changed: the tables stayed in use for {LOCK_TIMEOUT} (stop every bot process first): {e}"
+            )
+        })?;
+    Ok(())
 }
 
 /// Converts every row of every table, or names the first value that

@@ -77,6 +77,8 @@ fn say_ready() {
 }
 
 pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
+    let shard_id = ShardId::new_checked(id, total)
+        .ok_or_else(|| anyhow::anyhow!("--id {id} must be below --total {total}"))?;
     keel_platform::outbound::install_crypto_provider();
     let gateway_url =
         std::env::var(GATEWAY_URL_VAR).unwrap_or_else(|_| "wss://gateway.discord.gg".to_owned());
@@ -87,14 +89,14 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
     let config = ConfigBuilder::new(cfg.token.expose().to_owned(), Intents::GUILDS)
         .proxy_url(gateway_url)
         .build();
-    let mut shard = Shard::with_config(ShardId::new(id, total.max(1)), config);
+    let mut shard = Shard::with_config(shard_id, config);
     let bot = std::sync::Arc::new(Bot {
         http: http_client(&cfg),
         cfg,
         db: conn,
         cache,
         shard: id,
-        total: total.max(1),
+        total,
     });
     let stop = CancellationToken::new();
     let watch = stop.clone();

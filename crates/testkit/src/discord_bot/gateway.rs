@@ -181,8 +181,9 @@ async fn identify(inner: &Inner, s: &mut Session, socket: &mut WebSocket, d: &Va
         return false;
     }
     lock(&inner.identifies).push(shard);
-    if *lock(&inner.hold_identify) {
-        return true;
+    // A hanging gateway: READY comes only once the hold is lifted.
+    while *lock(&inner.hold_identify) {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     set_shard(inner, s, shard);
     let mine: Vec<u64> = lock(&inner.guilds)

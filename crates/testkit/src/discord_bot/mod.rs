@@ -180,8 +180,8 @@ impl FakeDiscordBot {
         *lock(&self.inner.close_on_identify) = code;
     }
 
-    /// Identifies are accepted but never answered with READY (a gateway
-    /// that hangs), while `hold`.
+    /// Identifies are accepted but not answered with READY (a gateway that
+    /// hangs) while `hold`; lifting it answers the held ones.
     pub fn hold_identify(&self, hold: bool) {
         *lock(&self.inner.hold_identify) = hold;
     }
