@@ -73,6 +73,8 @@ pub struct Timing {
     /// Shard-count lookup: attempts, and the first backoff (doubling).
     pub lookup_attempts: u32,
     pub lookup_backoff: Duration,
+    /// The longest a 429's `retry_after` is waited for (60 s).
+    pub lookup_max_wait: Duration,
     /// How often a shard looks for quotes due.
     pub schedule_every: Duration,
     /// How often the presence changes.
@@ -93,6 +95,7 @@ impl Timing {
             death_window: ms("KEEL_QUOTEBOT_DEATH_WINDOW_MS", 15 * 60 * 1000)?,
             lookup_attempts: src.parse_or("KEEL_QUOTEBOT_LOOKUP_ATTEMPTS", 5)?,
             lookup_backoff: ms("KEEL_QUOTEBOT_LOOKUP_BACKOFF_MS", 1_000)?,
+            lookup_max_wait: ms("KEEL_QUOTEBOT_LOOKUP_MAX_WAIT_MS", 60_000)?,
             schedule_every: ms("KEEL_QUOTEBOT_SCHEDULE_EVERY_MS", 30_000)?,
             presence_every: ms("KEEL_QUOTEBOT_PRESENCE_EVERY_MS", 300_000)?,
         })

@@ -45,6 +45,16 @@ async fn the_shard_count_lookup_retries_5xx_and_429_then_one_process_runs_per_sh
 }
 
 #[tokio::test]
+async fn an_absurd_retry_after_is_waited_for_at_most_the_cap_not_a_panic() {
+    let mut q = Quotebot::new().await;
+    q.set("KEEL_QUOTEBOT_LOOKUP_MAX_WAIT_MS", "300");
+    q.discord.script_lookups(&[Lookup::RateLimited(1e300)]);
+    let bot = q.start(1).await;
+    assert_eq!(q.discord.lookups(), 2, "{}", bot.output());
+    assert!(!bot.output().contains("panicked"), "{}", bot.output());
+}
+
+#[tokio::test]
 async fn an_invalid_token_stops_the_bot_non_zero_after_the_fatal_wait() {
     let mut q = Quotebot::new().await;
     q.set("CHAT_APPLICATION_BOT_TOKEN", "MTIz.wrong.token");

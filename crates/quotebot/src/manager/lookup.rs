@@ -11,9 +11,6 @@ use serde::Deserialize;
 
 use crate::config::Config;
 
-/// The longest a 429's `retry_after` is waited for.
-const MAX_WAIT: Duration = Duration::from_secs(60);
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct GatewayBot {
     pub url: String,
@@ -64,7 +61,7 @@ async fn once(http: &HttpClient, cfg: &Config) -> Attempt {
         let body: serde_json::Value = read_json(resp).await.unwrap_or_default();
         let wait = body["retry_after"]
             .as_f64()
-            .and_then(|s| remote_wait(s, MAX_WAIT))
+            .and_then(|s| remote_wait(s, cfg.timing.lookup_max_wait))
             .or(header_wait);
         return Attempt::Retry {
             why: "429 Too Many Requests".to_owned(),
