@@ -64,6 +64,34 @@ async fn a_429_is_retried_after_its_retry_after_and_5xx_with_backoff() {
 }
 
 #[tokio::test]
+async fn an_absurd_retry_after_is_clamped_to_an_hour_not_a_panic() {
+    use keel_platform::jobs::entity as job;
+    use keel_platform::sea_orm::EntityTrait;
+    let ch = Channel::start().await;
+    ch.provisioned().await;
+    ch.discord.refuse_next(&[Refusal::RateLimited(1e300)]);
+    ch.event("call.live_started", json!({})).await;
+    let db = ch.app.platform().db.clone();
+    let retried = keel_testkit::eventually_async(std::time::Duration::from_secs(15), || async {
+        job::Entity::find()
+            .all(db.read())
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|j| j.kind == "channel.live_notify" && j.attempts == 1 && j.locked_by.is_none())
+    })
+    .await
+    .expect("the refused post is rescheduled");
+    let wait = retried.run_at - chrono::Utc::now();
+    assert!(
+        wait > chrono::Duration::minutes(59) && wait <= chrono::Duration::minutes(60),
+        "rescheduled {wait} ahead: {:?}",
+        retried.last_error
+    );
+    assert!(ch.discord.posted().is_empty());
+}
+
+#[tokio::test]
 async fn a_deleted_webhook_404_is_not_retried() {
     let ch = Channel::start().await;
     ch.provisioned().await;
