@@ -82,6 +82,9 @@ pub struct Config {
     /// `Domain=` of the session cookie (custom domains with an API subdomain).
     pub cookie_domain: Option<String>,
     pub session_ttl: Duration,
+    /// `KEEL_CHANNEL_SETUP_CODE`: the set-up code, instead of one keel
+    /// makes up and prints at start.
+    pub setup_code: Option<Secret>,
     /// `superjson`: inputs and outputs wrapped as `{"json": ...}`.
     pub superjson: bool,
     pub stream: StreamConfig,
@@ -145,6 +148,7 @@ impl Config {
                 "KEEL_CHANNEL_SESSION_TTL_SECS",
                 Duration::from_secs(30 * 24 * 3600),
             )?,
+            setup_code: src.secret("KEEL_CHANNEL_SETUP_CODE"),
             superjson,
             stream: StreamConfig {
                 api_key: src.get("KEEL_STREAM_API_KEY").map(str::to_owned),

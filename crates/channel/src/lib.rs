@@ -21,11 +21,13 @@ use std::sync::Arc;
 use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
 use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+use keel_platform::tasks::Tasks;
 
 pub use config::Config;
 pub use schema::MIGRATIONS;
 
 use crate::domain::live::Live;
+use crate::domain::setup_code::Issued;
 use crate::getstream::GetStream;
 use crate::state::{AppState, Inner};
 
@@ -130,6 +132,7 @@ impl Configured for Api {
                 live: live.clone(),
             },
         );
+        announce_setup_code(platform.db.clone(), cfg.clone(), b.tasks);
         let state = AppState::new(Inner {
             platform: platform.clone(),
             info: domain::snapshot::Snapshot::new(web::INFO_MAX_AGE),
@@ -155,4 +158,27 @@ impl Configured for Api {
             render: error::render_api,
         })
     }
+}
+
+/// While no owner exists, tells the operator the set-up code (in the log,
+/// as Jupyter prints its token); see `domain::setup_code`.
+fn announce_setup_code(db: keel_platform::db::Db, cfg: Arc<Config>, tasks: &Tasks) {
+    tasks.spawn("channel set-up code", async move {
+        let setup = format!("{}/setup", cfg.public_url.as_str().trim_end_matches('/'));
+        match domain::setup_code::issue(&db, cfg.setup_code.as_ref()).await {
+            Ok(Issued::NotNeeded) => {}
+            Ok(Issued::Configured) => tracing::warn!(
+                "the channel has no owner yet: open {setup} and enter the set-up code \
+                 KEEL_CHANNEL_SETUP_CODE holds (or run `keel channel owner set`)"
+            ),
+            Ok(Issued::Made(code)) => tracing::warn!(
+                "the channel has no owner yet: open {setup}?code={code} \
+                 (set-up code {code}), or run `keel channel owner set`"
+            ),
+            Err(e) => tracing::warn!(
+                error = %e,
+                "the channel has no owner and no set-up code could be made: run `keel channel owner set`"
+            ),
+        }
+    });
 }

@@ -9,12 +9,29 @@ use keel_platform::sea_orm::{DbBackend, Statement};
 
 pub static MIGRATIONS: MigrationSet = MigrationSet {
     component: "channel",
-    migrations: &[Migration {
-        version: 0,
-        name: "channel_sessions_panels_owner_samples_emotes_assets",
-        up: initial,
-    }],
+    migrations: &[
+        Migration {
+            version: 0,
+            name: "channel_sessions_panels_owner_samples_emotes_assets",
+            up: initial,
+        },
+        Migration {
+            version: 1,
+            name: "setup_codes",
+            up: setup_codes,
+        },
+    ],
 };
+
+/// The one-time codes that let a visitor complete the set-up (hashes).
+fn setup_codes(b: DbBackend) -> Vec<Statement> {
+    let codes = Table::create()
+        .table("channel_setup_codes")
+        .col(s("code_hash", 64).primary_key())
+        .col(ts("created_at"))
+        .to_owned();
+    build_all(b, &[&codes])
+}
 
 fn int(name: &'static str) -> ColumnDef {
     ColumnDef::new(name).integer().not_null().to_owned()

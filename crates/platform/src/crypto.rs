@@ -132,6 +132,24 @@ pub fn random_token(n: usize) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// A code a person types: `groups` groups of four characters from an
+/// alphabet without look-alikes (`0`/`O`, `1`/`I`), joined by `-`; five
+/// bits a character.
+pub fn random_code(groups: usize) -> String {
+    const ALPHABET: &[u8; 32] = b"23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+    let mut bytes = vec![0u8; groups * 4];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes
+        .chunks(4)
+        .map(|g| {
+            g.iter()
+                .map(|b| char::from(ALPHABET[usize::from(b % 32)]))
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// SHA-256 hex: how high-entropy tokens are stored and looked up.
 pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
@@ -145,6 +163,15 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_random_code_is_grouped_and_unambiguous() {
+        let c = random_code(3);
+        assert_eq!(c.len(), 14);
+        assert_eq!(c.matches('-').count(), 2);
+        assert!(!c.contains(['0', 'O', '1', 'I']), "{c}");
+        assert_ne!(c, random_code(3));
+    }
 
     #[test]
     fn sealed_secrets_open_and_tampering_is_detected() {

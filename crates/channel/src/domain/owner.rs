@@ -3,6 +3,7 @@
 //! session, revocable and expiring.
 
 use chrono::{DateTime, Utc};
+use keel_platform::config::Secret;
 use keel_platform::crypto::{random_token, sha256_hex};
 use keel_platform::db::{Db, is_unique_violation};
 use keel_platform::password;
@@ -11,6 +12,7 @@ use keel_platform::sea_orm::{
     ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, Set,
 };
 
+use super::setup_code;
 use super::values::{Email, NewPassword};
 use crate::entity::{auth_session, channel_config, owner};
 use crate::error::{Error, trpc};
@@ -28,20 +30,35 @@ pub async fn exists(db: &Db) -> Result<bool, DbErr> {
     Ok(owner::Entity::find().count(db.read()).await? > 0)
 }
 
-/// What the set-up creates: the owner and the channel's title.
+/// What the set-up creates: the owner and the channel's title; and the
+/// set-up code that allows it.
 pub struct Setup {
+    pub code: String,
     pub email: Email,
     pub password: NewPassword,
     pub title: String,
     pub description: String,
 }
 
-/// Creates the owner and names the channel, in one transaction; CONFLICT
-/// once an owner exists (the set-up runs once).
-pub async fn set_up(db: &Db, s: Setup) -> Result<(), Error> {
+/// Creates the owner and names the channel, in one transaction, if the
+/// set-up code is valid (UNAUTHORIZED otherwise); CONFLICT once an owner
+/// exists (the set-up runs once). The set-up codes go with it.
+pub async fn set_up(db: &Db, s: Setup, configured_code: Option<&Secret>) -> Result<(), Error> {
     let hash = password::hash(s.password.into_inner()).await?;
     let now = Utc::now();
     let txn = db.begin_write().await?;
+    if owner::Entity::find().count(&txn).await? > 0 {
+        return Err(set_up_already());
+    }
+    if !setup_code::valid(&txn, configured_code, &s.code).await? {
+        return Err(trpc(
+            "UNAUTHORIZED",
+            "The set-up code is wrong: keel printed it in its log when it started \
+             (or it is KEEL_CHANNEL_SETUP_CODE)",
+        )
+        .with("field", "code"));
+    }
+    setup_code::clear(&txn).await?;
     let created = owner::ActiveModel {
         id: Set(owner::ID),
         email: Set(s.email.as_str().to_owned()),
@@ -52,9 +69,7 @@ pub async fn set_up(db: &Db, s: Setup) -> Result<(), Error> {
     .insert(&txn)
     .await;
     match created {
-        Err(e) if is_unique_violation(&e) => {
-            return Err(trpc("CONFLICT", "The channel is set up already"));
-        }
+        Err(e) if is_unique_violation(&e) => return Err(set_up_already()),
         other => other?,
     };
     channel_config::Entity::update_many()
@@ -69,6 +84,10 @@ pub async fn set_up(db: &Db, s: Setup) -> Result<(), Error> {
         .await?;
     txn.commit().await?;
     Ok(())
+}
+
+fn set_up_already() -> Error {
+    trpc("CONFLICT", "The channel is set up already")
 }
 
 /// Creates the owner or replaces its email and password (the operator's
@@ -96,6 +115,7 @@ pub async fn set(db: &Db, email: &Email, password: NewPassword) -> Result<(), Er
     .exec_without_returning(&txn)
     .await?;
     auth_session::Entity::delete_many().exec(&txn).await?;
+    setup_code::clear(&txn).await?;
     txn.commit().await?;
     Ok(())
 }

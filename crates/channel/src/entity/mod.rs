@@ -8,6 +8,7 @@ pub mod emote_source;
 pub mod owner;
 pub mod panel;
 pub mod profile;
+pub mod setup_code;
 pub mod stream_session;
 pub mod viewer_sample;
 pub mod webhook_seen;

@@ -3,13 +3,14 @@
 use std::time::Duration;
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::http::header::SET_COOKIE;
 use axum::response::{IntoResponse, Response};
 use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, session_cookie};
+use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, same_origin, session_cookie};
 use crate::domain::owner;
 use crate::error::{Envelope, Error, trpc};
 use crate::input::Body;
@@ -41,7 +42,14 @@ pub struct SessionOwner {
     expires_at: chrono::DateTime<chrono::Utc>,
 }
 
-async fn limited(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
+/// At most `limit` hits of `key` a minute; TOO_MANY_REQUESTS with
+/// `message` beyond.
+pub(crate) async fn limited(
+    state: &AppState,
+    key: &str,
+    limit: u64,
+    message: &'static str,
+) -> Result<(), Error> {
     let d = state
         .platform
         .cache
@@ -50,13 +58,11 @@ async fn limited(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
     if d.allowed {
         Ok(())
     } else {
-        Err(trpc(
-            "TOO_MANY_REQUESTS",
-            "Too many sign-in attempts; try again in a minute",
-        )
-        .retry_after(d.retry_after.as_secs()))
+        Err(trpc("TOO_MANY_REQUESTS", message).retry_after(d.retry_after.as_secs()))
     }
 }
+
+const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute";
 
 /// Sign in as the owner; sets the session cookie. A wrong email and a
 /// wrong password answer the same.
@@ -65,16 +71,33 @@ async fn limited(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
     responses(
         (status = 200, description = "Signed in; Set-Cookie: channel_session", body = Session),
         (status = 401, description = "UNAUTHORIZED: wrong email or password", body = Envelope),
+        (status = 403, description = "FORBIDDEN: cross-site", body = Envelope),
         (status = 429, description = "TOO_MANY_REQUESTS", body = Envelope),
     ))]
 pub async fn sign_in(
     State(state): State<AppState>,
     MaybeOwner(_, ip): MaybeOwner,
+    headers: HeaderMap,
     Body(body): Body<SignIn>,
 ) -> Result<Response, Error> {
-    limited(&state, &format!("channel:sign-in:ip:{ip}"), PER_ADDRESS).await?;
+    if !same_origin(&state.cfg, &headers) {
+        return Err(trpc("FORBIDDEN", "Cross-site request refused"));
+    }
+    limited(
+        &state,
+        &format!("channel:sign-in:ip:{ip}"),
+        PER_ADDRESS,
+        SIGN_IN_LIMITED,
+    )
+    .await?;
     let email = body.email.trim().to_lowercase();
-    limited(&state, &format!("channel:sign-in:email:{email}"), PER_EMAIL).await?;
+    limited(
+        &state,
+        &format!("channel:sign-in:email:{email}"),
+        PER_EMAIL,
+        SIGN_IN_LIMITED,
+    )
+    .await?;
     let db = &state.platform.db;
     if !owner::check(db, &email, &body.password, &state.dummy_hash).await? {
         return Err(trpc("UNAUTHORIZED", "Wrong email or password"));

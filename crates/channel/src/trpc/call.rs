@@ -99,9 +99,11 @@ async fn run(
     }
     if p.access == Access::Owner {
         ctx.owner()?;
-        if p.kind == Kind::Mutation && cross_site {
-            return Err(trpc("FORBIDDEN", "Cross-site request refused"));
-        }
+    }
+    // Every mutation, the owner's and the set-up alike, comes from the
+    // channel's own pages.
+    if p.kind == Kind::Mutation && cross_site {
+        return Err(trpc("FORBIDDEN", "Cross-site request refused"));
     }
     let state = ctx.state.clone();
     let out = p.call(ctx, input).await;

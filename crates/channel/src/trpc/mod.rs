@@ -33,12 +33,12 @@ pub enum Kind {
     Mutation,
 }
 
-/// Who may call a procedure.
+/// Who may call a procedure. Any mutation must also come from the
+/// channel's own origin (FORBIDDEN otherwise).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     Public,
-    /// The signed-in owner (UNAUTHORIZED otherwise); a mutation must also
-    /// come from the channel's own origin.
+    /// The signed-in owner (UNAUTHORIZED otherwise).
     Owner,
 }
 

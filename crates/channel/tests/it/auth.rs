@@ -5,7 +5,7 @@ use keel_platform::sea_orm::EntityTrait;
 use keel_platform::sea_orm::sea_query::Expr;
 use serde_json::json;
 
-use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, Resp, finish};
+use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, Resp, SETUP_CODE, finish};
 
 async fn sign_in(ch: &Channel, email: &str, password: &str) -> Resp {
     let r = finish(
@@ -192,7 +192,7 @@ async fn over_https_the_cookie_is_secure_and_shared_with_the_configured_domain()
             .http
             .post(ch.url("/api/trpc/setup.complete"))
             .header("origin", "https://www.example.com")
-            .json(&json!({"email": EMAIL, "password": PASSWORD, "title": "T"}))
+            .json(&json!({"code": SETUP_CODE, "email": EMAIL, "password": PASSWORD, "title": "T"}))
             .send()
             .await
             .unwrap(),

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 pub const ORIGIN: &str = "http://127.0.0.1:8083";
 pub const EMAIL: &str = "owner@example.com";
 pub const PASSWORD: &str = "correct horse battery";
+/// The set-up code every test app is started with.
+pub const SETUP_CODE: &str = "test-setup-code";
 /// A schedule that does not come due during a test.
 pub const NEVER: &str = "0 0 1 1 *";
 
@@ -81,7 +83,8 @@ impl Channel {
             .env("KEEL_CHANNEL_PUBLIC_URL", ORIGIN)
             .env("KEEL_CHANNEL_LIVE_WEBHOOK_URL", discord.webhook_url())
             .env("KEEL_CHANNEL_EMOTE_CRON", NEVER)
-            .env("KEEL_CHANNEL_SAMPLER_CRON", NEVER);
+            .env("KEEL_CHANNEL_SAMPLER_CRON", NEVER)
+            .env("KEEL_CHANNEL_SETUP_CODE", SETUP_CODE);
         for (k, v) in stream.env().into_iter().chain(emotes.env("12345")) {
             b = b.env(k, v);
         }
@@ -178,7 +181,7 @@ impl Channel {
         let r = self
             .mutate(
                 "setup.complete",
-                json!({"email": EMAIL, "password": PASSWORD, "title": "Ada's channel", "description": "Building things"}),
+                json!({"code": SETUP_CODE, "email": EMAIL, "password": PASSWORD, "title": "Ada's channel", "description": "Building things"}),
             )
             .await;
         assert_eq!(r.status, 200, "{}", r.text);

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{Channel, EMAIL, PASSWORD};
+use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, Resp, SETUP_CODE, finish};
 
 #[tokio::test]
 async fn set_up_creates_the_owner_names_the_channel_and_signs_in_once() {
@@ -47,7 +47,7 @@ async fn set_up_creates_the_owner_names_the_channel_and_signs_in_once() {
     let again = ch
         .mutate(
             "setup.complete",
-            json!({"email": "other@example.com", "password": PASSWORD, "title": "Mine"}),
+            json!({"code": SETUP_CODE, "email": "other@example.com", "password": PASSWORD, "title": "Mine"}),
         )
         .await;
     assert_eq!(
@@ -75,7 +75,7 @@ async fn set_up_tells_which_provider_variables_are_missing() {
 #[tokio::test]
 async fn concurrent_set_ups_create_one_owner() {
     let ch = Channel::start().await;
-    let body = |i: usize| json!({"email": format!("o{i}@example.com"), "password": PASSWORD, "title": format!("T{i}")});
+    let body = |i: usize| json!({"code": SETUP_CODE, "email": format!("o{i}@example.com"), "password": PASSWORD, "title": format!("T{i}")});
     let all = futures::future::join_all((0..5).map(|i| ch.mutate("setup.complete", body(i)))).await;
     let ok = all.iter().filter(|r| r.status == 200).count();
     let conflict = all.iter().filter(|r| r.code() == "CONFLICT").count();
@@ -85,4 +85,80 @@ async fn concurrent_set_ups_create_one_owner() {
         "{:?}",
         all.iter().map(|r| &r.text).collect::<Vec<_>>()
     );
+}
+
+async fn set_up_from(ch: &Channel, origin: Option<&str>, body: serde_json::Value) -> Resp {
+    let mut req = ch.app.http.post(ch.url("/api/trpc/setup.complete"));
+    if let Some(o) = origin {
+        req = req.header("origin", o);
+    }
+    finish(req.json(&body).send().await.unwrap()).await
+}
+
+async fn still_unclaimed(ch: &Channel) {
+    assert_eq!(
+        ch.query("setup.status", None).await.data()["needsSetup"],
+        true,
+        "someone claimed the channel"
+    );
+}
+
+#[tokio::test]
+async fn a_visitor_without_the_set_up_code_cannot_claim_a_fresh_channel() {
+    let ch = Channel::start().await;
+    let wrong =
+        json!({"code": "NOT-THE-CODE", "email": EMAIL, "password": PASSWORD, "title": "Mine"});
+    let r = set_up_from(&ch, Some(ORIGIN), wrong).await;
+    assert_eq!((r.status, r.code()), (401, "UNAUTHORIZED"), "{}", r.text);
+    assert!(r.text.contains("set-up code"), "{}", r.text);
+    let missing = json!({"email": EMAIL, "password": PASSWORD, "title": "Mine"});
+    let r = set_up_from(&ch, Some(ORIGIN), missing).await;
+    assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"), "{}", r.text);
+    assert!(r.text.contains("code"), "{}", r.text);
+    still_unclaimed(&ch).await;
+    // Codes, case, spaces and dashes aside, are compared whole.
+    let close =
+        json!({"code": " TEST-SETUP-CODE ", "email": EMAIL, "password": PASSWORD, "title": "Mine"});
+    let r = set_up_from(&ch, Some(ORIGIN), close).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+#[tokio::test]
+async fn a_set_up_or_a_sign_in_from_another_site_is_forbidden() {
+    let ch = Channel::start().await;
+    let body = json!({"code": SETUP_CODE, "email": EMAIL, "password": PASSWORD, "title": "Mine"});
+    let r = set_up_from(&ch, Some("https://evil.example"), body).await;
+    assert_eq!((r.status, r.code()), (403, "FORBIDDEN"), "{}", r.text);
+    still_unclaimed(&ch).await;
+    ch.set_up().await;
+    let r = finish(
+        ch.app
+            .http
+            .post(ch.url("/api/auth/sign-in"))
+            .header("origin", "https://evil.example")
+            .json(&json!({"email": EMAIL, "password": PASSWORD}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (403, "FORBIDDEN"), "{}", r.text);
+    assert!(r.headers.get("set-cookie").is_none());
+}
+
+#[tokio::test]
+async fn guessing_the_set_up_code_is_rate_limited() {
+    let ch = Channel::start().await;
+    let wrong = json!({"code": "GUESS", "email": EMAIL, "password": PASSWORD, "title": "Mine"});
+    let mut codes = Vec::new();
+    for _ in 0..11 {
+        codes.push(
+            set_up_from(&ch, Some(ORIGIN), wrong.clone())
+                .await
+                .code()
+                .to_owned(),
+        );
+    }
+    assert_eq!(codes[..10], vec!["UNAUTHORIZED"; 10][..]);
+    assert_eq!(codes[10], "TOO_MANY_REQUESTS");
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Channel, ORIGIN, finish};
+use crate::helpers::{Channel, ORIGIN, SETUP_CODE, finish};
 
 #[tokio::test]
 async fn a_query_answers_in_the_result_envelope() {
@@ -80,7 +80,7 @@ async fn a_batch_answers_an_array_and_207_when_outcomes_differ() {
     assert_eq!(items[1]["error"]["data"]["path"], "panels.list");
 
     // Mutations batch by POST with inputs keyed by position.
-    let input = json!({"0": {"email": "a@example.com", "password": "correct horse battery", "title": "T"}, "1": {}});
+    let input = json!({"0": {"code": SETUP_CODE, "email": "a@example.com", "password": "correct horse battery", "title": "T"}, "1": {}});
     let r = finish(
         ch.app
             .http
@@ -118,7 +118,7 @@ async fn input_that_is_not_json_is_a_parse_error_and_a_bad_field_is_named() {
     let r = ch
         .mutate(
             "setup.complete",
-            json!({"email": "nope", "password": "correct horse battery", "title": "T"}),
+            json!({"code": SETUP_CODE, "email": "nope", "password": "correct horse battery", "title": "T"}),
         )
         .await;
     assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"), "{}", r.text);
@@ -133,7 +133,7 @@ async fn input_that_is_not_json_is_a_parse_error_and_a_bad_field_is_named() {
     let r = ch
         .mutate(
             "setup.complete",
-            json!({"email": "a@example.com", "password": "short", "title": "T"}),
+            json!({"code": SETUP_CODE, "email": "a@example.com", "password": "short", "title": "T"}),
         )
         .await;
     assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"));
@@ -146,7 +146,7 @@ async fn input_that_is_not_json_is_a_parse_error_and_a_bad_field_is_named() {
     let r = ch
         .mutate(
             "setup.complete",
-            json!({"email": "a@example.com", "password": "correct horse battery"}),
+            json!({"code": SETUP_CODE, "email": "a@example.com", "password": "correct horse battery"}),
         )
         .await;
     assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"));
@@ -169,7 +169,7 @@ async fn with_superjson_inputs_and_outputs_are_wrapped() {
     let r = ch
         .mutate(
             "setup.complete",
-            json!({"json": {"email": "a@example.com", "password": "correct horse battery", "title": "T"}}),
+            json!({"json": {"code": SETUP_CODE, "email": "a@example.com", "password": "correct horse battery", "title": "T"}}),
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);

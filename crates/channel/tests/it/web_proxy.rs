@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, finish};
+use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, SETUP_CODE, finish};
 
 #[tokio::test]
 async fn the_session_cookie_is_set_and_sent_through_the_web_origin() {
@@ -14,7 +14,7 @@ async fn the_session_cookie_is_set_and_sent_through_the_web_origin() {
             .http
             .post(ch.web("/api/trpc/setup.complete"))
             .header("origin", ORIGIN)
-            .json(&json!({"email": EMAIL, "password": PASSWORD, "title": "T"}))
+            .json(&json!({"code": SETUP_CODE, "email": EMAIL, "password": PASSWORD, "title": "T"}))
             .send()
             .await
             .unwrap(),

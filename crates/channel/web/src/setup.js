@@ -1,7 +1,8 @@
-// The set-up wizard: the owner's account, the channel, then the provider
-// check (which GetStream variables are missing, or provision the call).
-// One step shows at a time; the account is created when the second is
-// submitted (setup.complete takes both), which signs the owner in.
+// The set-up wizard: the set-up code and the owner's account, the channel,
+// then the provider check (which GetStream variables are missing, or
+// provision the call). One step shows at a time; the account is created
+// when the second is submitted (setup.complete takes both), which signs the
+// owner in. A wrong set-up code takes the wizard back to the first step.
 
 import { mutate } from './trpc.js';
 import { busy, fields, notify, pageData } from './ui.js';
@@ -31,7 +32,7 @@ $('step-account')?.addEventListener('submit', (e) => {
     notify('The passwords do not match', 'error');
     return;
   }
-  account = { email: f.email, password: f.password };
+  account = { code: f.code, email: f.email, password: f.password };
   $('status').hidden = true;
   go(1);
 });
@@ -42,7 +43,12 @@ $('step-channel')?.addEventListener('submit', (e) => {
   e.preventDefault();
   const f = fields(e.currentTarget);
   busy(e.submitter, async () => {
-    await mutate('setup.complete', { ...account, title: f.title, description: f.description });
+    try {
+      await mutate('setup.complete', { ...account, title: f.title, description: f.description });
+    } catch (err) {
+      if (err.code === 'UNAUTHORIZED') go(0);
+      throw err;
+    }
     account = null;
     go(2);
   }, 'Your channel is created and you are signed in.');
@@ -56,6 +62,14 @@ $('provision')?.addEventListener('click', (e) =>
     e.currentTarget?.setAttribute('hidden', '');
   }, 'Streaming is set up.'),
 );
+
+// The link keel prints carries the code (`/setup?code=...`): fill it in,
+// and keep it out of the address bar and the history.
+const given = new URLSearchParams(window.location.search).get('code');
+if (given && $('code')) {
+  $('code').value = given;
+  window.history.replaceState(null, '', window.location.pathname);
+}
 
 const state = pageData('setup-state');
 if (state.step === 'provider') go(2);

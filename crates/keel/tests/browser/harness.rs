@@ -107,13 +107,40 @@ impl Site {
         cookie
     }
 
+    /// The set-up code keel printed in its log at start, and the link it
+    /// printed with it.
+    pub async fn setup_code(&self) -> (String, String) {
+        let line = keel_testkit::eventually(PATIENCE, || {
+            self.keel
+                .stderr()
+                .lines()
+                .find(|l| l.contains("set-up code"))
+                .map(str::to_owned)
+        })
+        .await
+        .unwrap_or_else(|| panic!("no set-up code in the log:\n{}", self.keel.stderr()));
+        let code = line
+            .split("(set-up code ")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .unwrap_or_else(|| panic!("{line}"))
+            .to_owned();
+        let link = line
+            .split_whitespace()
+            .find(|w| w.contains("/setup?code="))
+            .unwrap_or_else(|| panic!("{line}"))
+            .to_owned();
+        (code, link)
+    }
+
     /// Sets up the owner only (not provisioned); the session cookie.
     pub async fn set_up_owner(&self) -> String {
+        let (code, _) = self.setup_code().await;
         let http = reqwest::Client::new();
         let r = http
             .post(self.page("/api/trpc/setup.complete"))
             .header("origin", &self.url)
-            .json(&json!({"email": EMAIL, "password": PASSWORD, "title": "Night Owl Radio", "description": "Lo-fi beats and late-night coding."}))
+            .json(&json!({"code": code, "email": EMAIL, "password": PASSWORD, "title": "Night Owl Radio", "description": "Lo-fi beats and late-night coding."}))
             .send()
             .await
             .expect("setup.complete");

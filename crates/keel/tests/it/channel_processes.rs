@@ -17,6 +17,7 @@ use crate::KEEL;
 use crate::process::platform_on;
 
 const ORIGIN: &str = "http://127.0.0.1:8083";
+pub const SETUP_CODE: &str = "test-setup-code";
 
 pub fn env_for(
     db: &TestDb,
@@ -37,6 +38,7 @@ pub fn env_for(
         ("KEEL_JOB_LEASE_SECS", "2".to_owned()),
         ("KEEL_CHANNEL_EMOTE_CRON", "0 0 1 1 *".to_owned()),
         ("KEEL_CHANNEL_SAMPLER_CRON", "0 0 1 1 *".to_owned()),
+        ("KEEL_CHANNEL_SETUP_CODE", SETUP_CODE.to_owned()),
     ]);
     env.extend(extra.iter().cloned());
     env
@@ -59,7 +61,7 @@ pub async fn provision(base: &str) {
         base,
         "setup.complete",
         None,
-        json!({"email": "o@example.com", "password": "correct horse battery", "title": "T"}),
+        json!({"code": SETUP_CODE, "email": "o@example.com", "password": "correct horse battery", "title": "T"}),
     )
     .await;
     assert_eq!(r.status(), 200);
@@ -227,4 +229,55 @@ async fn a_live_notification_survives_a_kill_between_the_webhook_and_the_post() 
             .unwrap(),
         1
     );
+}
+
+/// The set-up code a process printed in its log.
+async fn printed_code(p: &KeelProcess) -> String {
+    keel_testkit::eventually(Duration::from_secs(20), || {
+        let log = p.stderr();
+        let line = log.lines().find(|l| l.contains("(set-up code "))?;
+        Some(
+            line.split("(set-up code ")
+                .nth(1)?
+                .split(')')
+                .next()?
+                .to_owned(),
+        )
+    })
+    .await
+    .unwrap_or_else(|| panic!("no set-up code printed:\n{}", p.stderr()))
+}
+
+#[tokio::test]
+async fn a_fresh_channel_prints_a_set_up_code_any_node_takes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::create(dir.path()).await;
+    let stream = FakeStream::start().await;
+    let unset = [("KEEL_CHANNEL_SETUP_CODE", String::new())];
+    let env = env_for(&db, dir.path(), &stream, &unset);
+    let a = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "channel-api"])).await;
+    let b = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "channel-api"])).await;
+    let code = printed_code(&a).await;
+    assert_eq!(code.len(), 14, "{code}");
+    assert!(a.stderr().contains(&format!("{ORIGIN}/setup?code={code}")));
+    let body = |code: &str| json!({"code": code, "email": "o@example.com", "password": "correct horse battery", "title": "T"});
+    // B's own code is another; A's works at B.
+    assert_ne!(printed_code(&b).await, code);
+    let r = call(b.url("channel-api"), "setup.complete", None, body(&code)).await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let r = call(a.url("channel-api"), "setup.complete", None, body(&code)).await;
+    assert_eq!(r.status(), 409, "set up once");
+    let platform = platform_on(&db, dir.path()).await;
+    assert_eq!(
+        keel_channel::entity::setup_code::Entity::find()
+            .count(platform.db.read())
+            .await
+            .unwrap(),
+        0,
+        "the codes are gone with the set-up"
+    );
+    let c = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "channel-api"])).await;
+    let ready = format!("{}/readyz", c.url("channel-api"));
+    assert_eq!(reqwest::get(&ready).await.unwrap().status(), 200);
+    assert!(!c.stderr().contains("set-up code"), "{}", c.stderr());
 }

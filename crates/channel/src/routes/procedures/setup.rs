@@ -7,6 +7,7 @@ use crate::auth::session_cookie;
 use crate::domain::owner::{self, Setup};
 use crate::domain::values::{Email, NewPassword, Text};
 use crate::error::Error;
+use crate::routes::auth::limited;
 use crate::trpc::{Access, Ctx, Procedures};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -29,6 +30,9 @@ pub struct SetupStatus {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetupInput {
+    /// The set-up code keel printed in its log at start (or
+    /// `KEEL_CHANNEL_SETUP_CODE`); case, spaces and dashes do not matter.
+    pub code: String,
     #[schema(value_type = String, format = Email)]
     pub email: Email,
     /// 10 to 200 characters.
@@ -58,7 +62,7 @@ pub fn add(p: Procedures) -> Procedures {
     .mutation(
         "setup.complete",
         Access::Public,
-        "Creates the owner and names the channel, once; signs the owner in",
+        "Creates the owner and names the channel, once, with the set-up code from keel's log; signs the owner in",
         complete,
     )
 }
@@ -74,16 +78,28 @@ async fn status(ctx: Ctx) -> Result<SetupStatus, Error> {
     })
 }
 
+/// Set-up attempts per minute from one address (the code has 60 bits).
+const ATTEMPTS_PER_ADDRESS: u64 = 10;
+
 async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
     let db = &ctx.state.platform.db;
+    limited(
+        &ctx.state,
+        &format!("channel:setup:ip:{}", ctx.peer),
+        ATTEMPTS_PER_ADDRESS,
+        "Too many set-up attempts; try again in a minute",
+    )
+    .await?;
     owner::set_up(
         db,
         Setup {
+            code: input.code,
             email: input.email,
             password: input.password,
             title: input.title.into_string(),
             description: input.description.map(Text::into_string).unwrap_or_default(),
         },
+        ctx.state.cfg.setup_code.as_ref(),
     )
     .await?;
     let ttl = chrono::Duration::from_std(ctx.state.cfg.session_ttl).unwrap_or_default();

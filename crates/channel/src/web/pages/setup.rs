@@ -32,6 +32,11 @@ pub async fn page(State(s): State<WebState>) -> Result<Response, PageError> {
             (status_region())
             form #step-account.card {
                 h2 { "Your account" }
+                div.field {
+                    label for="code" { "Set-up code" }
+                    input #code name="code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="code-hint";
+                    span #code-hint.hint { "keel printed it in its log when it started; only whoever runs keel has it." }
+                }
                 p.muted { "You sign in with these to run the channel." }
                 div.field {
                     label for="email" { "Email" }
