@@ -87,6 +87,10 @@ pub struct Config {
     pub setup_code: Option<Secret>,
     /// `superjson`: inputs and outputs wrapped as `{"json": ...}`.
     pub superjson: bool,
+    /// The most procedures one tRPC batch may call.
+    pub max_batch: usize,
+    /// `stream.viewerToken` calls a minute from one client address.
+    pub viewer_tokens_per_minute: u64,
     pub stream: StreamConfig,
     pub emotes: EmoteConfig,
     pub notify: NotifyConfig,
@@ -107,6 +111,14 @@ fn url(src: &Source, name: &str, default: &str) -> Result<Url, ConfigError> {
         return Err(ConfigError::invalid(name, "must be an http(s) URL"));
     }
     Ok(u)
+}
+
+fn positive(src: &Source, name: &str, default: usize) -> Result<usize, ConfigError> {
+    let n: usize = src.parse_or(name, default)?;
+    if n == 0 {
+        return Err(ConfigError::invalid(name, "must be at least 1"));
+    }
+    Ok(n)
 }
 
 fn cron(src: &Source, name: &str, default: &str) -> Result<Cron, ConfigError> {
@@ -150,6 +162,13 @@ impl Config {
             )?,
             setup_code: src.secret("KEEL_CHANNEL_SETUP_CODE"),
             superjson,
+            max_batch: positive(src, "KEEL_CHANNEL_TRPC_MAX_BATCH", 16)?,
+            viewer_tokens_per_minute: u64::try_from(positive(
+                src,
+                "KEEL_CHANNEL_VIEWER_TOKENS_PER_MINUTE",
+                120,
+            )?)
+            .unwrap_or(u64::MAX),
             stream: StreamConfig {
                 api_key: src.get("KEEL_STREAM_API_KEY").map(str::to_owned),
                 api_secret: src.secret("KEEL_STREAM_API_SECRET"),

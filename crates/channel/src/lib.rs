@@ -140,6 +140,7 @@ impl Configured for Api {
             stream,
             live,
             procedures: routes::procedures::all(),
+            playlist: domain::playlist::Playlist::default(),
             dummy_hash: keel_platform::password::dummy_hash()
                 .map_err(|e| StartError::Other(e.to_string()))?,
             trusted: {

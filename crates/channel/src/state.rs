@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::domain::channel::ChannelInfo;
 use crate::domain::live::Live;
+use crate::domain::playlist::Playlist;
 use crate::domain::snapshot::Snapshot;
 use crate::getstream::GetStream;
 use crate::trpc::Procedures;
@@ -24,6 +25,8 @@ pub struct Inner {
     pub stream: GetStream,
     pub live: Arc<Live>,
     pub procedures: Procedures,
+    /// The live call's HLS playlist, asked of the provider once a session.
+    pub playlist: Playlist,
     /// Checked against when no owner exists, so a sign-in costs the same.
     pub dummy_hash: String,
     /// Whose `X-Forwarded-For` is believed: `KEEL_TRUSTED_PROXIES` and

@@ -7,6 +7,7 @@ pub mod live;
 pub mod logo;
 pub mod owner;
 pub mod panels;
+pub mod playlist;
 pub mod setup_code;
 pub mod snapshot;
 pub mod values;

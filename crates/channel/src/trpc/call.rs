@@ -45,13 +45,21 @@ impl Ctx {
     }
 }
 
-/// One call's outcome: its status and its envelope.
-fn answer(state: &AppState, name: &str, out: Result<Value, Error>) -> (StatusCode, Value) {
+/// One call's outcome: its status, its envelope, and the wait an error
+/// asks for (`Retry-After`).
+struct Outcome {
+    status: StatusCode,
+    body: Value,
+    retry_after: Option<u64>,
+}
+
+fn answer(state: &AppState, name: &str, out: Result<Value, Error>) -> Outcome {
     match out {
-        Ok(data) => (
-            StatusCode::OK,
-            json!({"result": {"data": state.wrap(data)}}),
-        ),
+        Ok(data) => Outcome {
+            status: StatusCode::OK,
+            body: json!({"result": {"data": state.wrap(data)}}),
+            retry_after: None,
+        },
         Err(e) => {
             let ClientError {
                 status,
@@ -59,16 +67,32 @@ fn answer(state: &AppState, name: &str, out: Result<Value, Error>) -> (StatusCod
                 message,
                 mut data,
             } = e.into_client();
+            let retry_after = data.get("retry_after").and_then(Value::as_u64);
             data.insert("path".to_owned(), Value::from(name));
-            (status, Trpc::body(status, code, &message, &data))
+            Outcome {
+                status,
+                body: Trpc::body(status, code, &message, &data),
+                retry_after,
+            }
         }
     }
 }
 
+/// An error envelope that belongs to no procedure.
+fn without_path(mut body: Value) -> Value {
+    if let Some(data) = body
+        .pointer_mut("/error/data")
+        .and_then(Value::as_object_mut)
+    {
+        data.remove("path");
+    }
+    body
+}
+
 /// A failure before any call ran (the body could not be read).
 fn answer_error(state: &AppState, path: &str, e: Error) -> Response {
-    let (status, body) = answer(state, path, Err(e));
-    (status, keel_platform::http::Json(body)).into_response()
+    let o = answer(state, path, Err(e));
+    (o.status, keel_platform::http::Json(o.body)).into_response()
 }
 
 /// Runs one call of `p`.
@@ -165,6 +189,12 @@ pub async fn handle(
     } else {
         vec![path.as_str()]
     };
+    if names.len() > state.cfg.max_batch {
+        // As @trpc/server's `maxBatchSize`: the whole request, no path.
+        let e = trpc("BAD_REQUEST", "Batch call exceeds maximum size");
+        let o = answer(&state, "", Err(e));
+        return (o.status, keel_platform::http::Json(without_path(o.body))).into_response();
+    }
     let raw = if method == Method::GET {
         query.get("input").map(|s| s.as_bytes().to_vec())
     } else {
@@ -194,32 +224,25 @@ pub async fn handle(
             futures::future::join_all(calls).await
         }
     };
-    let (status, body) = if batch && outcomes.len() > 1 {
-        let first = outcomes[0].0;
-        let status = if outcomes.iter().all(|(s, _)| *s == first) {
-            first
-        } else {
-            StatusCode::MULTI_STATUS
-        };
-        (
-            status,
-            Value::Array(outcomes.into_iter().map(|(_, b)| b).collect()),
-        )
-    } else if batch {
-        let (s, b) = outcomes
-            .into_iter()
-            .next()
-            .unwrap_or((StatusCode::OK, Value::Null));
-        (s, Value::Array(vec![b]))
+    let retry_after = outcomes.iter().filter_map(|o| o.retry_after).max();
+    let status = match outcomes.first() {
+        Some(first) if outcomes.iter().all(|o| o.status == first.status) => first.status,
+        Some(_) => StatusCode::MULTI_STATUS,
+        None => StatusCode::OK,
+    };
+    let mut bodies = outcomes.into_iter().map(|o| o.body);
+    let body = if batch {
+        Value::Array(bodies.collect())
     } else {
-        outcomes
-            .into_iter()
-            .next()
-            .unwrap_or((StatusCode::OK, Value::Null))
+        bodies.next().unwrap_or(Value::Null)
     };
     let mut resp = (status, keel_platform::http::Json(body)).into_response();
     resp.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(secs) = retry_after {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
     for c in cookies
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

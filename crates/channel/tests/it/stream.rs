@@ -192,6 +192,47 @@ async fn a_viewer_token_lets_anyone_watch_this_call_only() {
 }
 
 #[tokio::test]
+async fn a_crowd_of_viewers_asks_the_provider_for_the_playlist_once_a_session() {
+    let ch = Channel::start().await;
+    ch.provisioned().await;
+    ch.mutate("stream.goLive", json!({})).await;
+    ch.event("call.live_started", json!({})).await;
+    ch.until_live(true).await;
+    ch.forget_cookie();
+    let gets = || {
+        ch.stream
+            .requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path == "/api/v2/video/call/livestream/channel")
+            .count()
+    };
+    let before = gets();
+    let crowd = (0..40).map(|_| ch.query("stream.viewerToken", None));
+    for r in futures::future::join_all(crowd).await {
+        assert_eq!(r.status, 200, "{}", r.text);
+        assert!(r.data()["hlsPlaylistUrl"].as_str().is_some(), "{}", r.text);
+    }
+    assert_eq!(gets() - before, 1, "one provider read for the whole crowd");
+}
+
+#[tokio::test]
+async fn one_client_asking_for_viewer_tokens_over_and_over_is_limited() {
+    let ch = Channel::with(&[("KEEL_CHANNEL_VIEWER_TOKENS_PER_MINUTE", "3".into())]).await;
+    ch.provisioned().await;
+    for _ in 0..3 {
+        assert_eq!(ch.query("stream.viewerToken", None).await.status, 200);
+    }
+    let r = ch.query("stream.viewerToken", None).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (429, "TOO_MANY_REQUESTS"),
+        "{}",
+        r.text
+    );
+    assert!(r.headers.contains_key("retry-after"));
+}
+
+#[tokio::test]
 async fn is_live_follows_the_provider_with_the_viewer_count() {
     let ch = Channel::start().await;
     ch.provisioned().await;

@@ -102,6 +102,39 @@ async fn a_batch_answers_an_array_and_207_when_outcomes_differ() {
 }
 
 #[tokio::test]
+async fn a_batch_over_the_limit_is_refused_whole_and_runs_nothing() {
+    let ch = Channel::with(&[("KEEL_CHANNEL_TRPC_MAX_BATCH", "4".into())]).await;
+    let names = vec!["stream.isLive"; 5].join(",");
+    let r = finish(
+        ch.app
+            .http
+            .get(ch.url(&format!("/api/trpc/{names}?batch=1&input=%7B%7D")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (400, "BAD_REQUEST"), "{}", r.text);
+    assert_eq!(
+        r.body["error"]["message"],
+        "Batch call exceeds maximum size"
+    );
+    assert!(r.body["error"]["data"].get("path").is_none(), "{}", r.text);
+    let names = vec!["stream.isLive"; 4].join(",");
+    let r = finish(
+        ch.app
+            .http
+            .get(ch.url(&format!("/api/trpc/{names}?batch=1&input=%7B%7D")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body.as_array().map(Vec::len), Some(4));
+}
+
+#[tokio::test]
 async fn input_that_is_not_json_is_a_parse_error_and_a_bad_field_is_named() {
     let ch = Channel::start().await;
     let r = finish(

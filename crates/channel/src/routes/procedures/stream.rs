@@ -14,6 +14,7 @@ use crate::domain::live::{self, LiveStatus};
 use crate::entity::channel_config;
 use crate::error::{Error, trpc};
 use crate::getstream::{ANONYMOUS, CALL_TYPE};
+use crate::routes::auth::limited;
 use crate::trpc::{Access, Ctx, Ok, Procedures};
 
 /// How long a viewer token is good for.
@@ -141,20 +142,27 @@ async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
 }
 
 async fn viewer_token(ctx: Ctx) -> Result<ViewerToken, Error> {
+    limited(
+        &ctx.state,
+        &format!("channel:viewer-token:ip:{}", ctx.peer),
+        ctx.state.cfg.viewer_tokens_per_minute,
+        "Too many viewer tokens asked for; try again in a minute",
+    )
+    .await?;
     let s = &ctx.state.stream;
     let c = channel::config(&ctx.state.platform.db).await?;
     let (Some(call_id), Some(chat)) = (c.stream_call_id, c.chat_channel_cid) else {
         return Err(not_provisioned());
     };
+    // Signed here: a viewer token costs the provider nothing.
     let token = s.viewer_token(VIEWER_TOKEN_TTL)?;
     let api_key = s.api_key().unwrap_or_default().to_owned();
-    let hls = if c.live_started_at.is_some() {
-        s.get_call()
-            .await
-            .ok()
-            .and_then(|call| call.hls_playlist_url)
-    } else {
-        None
+    let hls = match &c.live_session_id {
+        Some(session) => {
+            let ask = || async { s.get_call().await.ok().and_then(|c| c.hls_playlist_url) };
+            ctx.state.playlist.of(session, ask).await
+        }
+        None => None,
     };
     Ok(ViewerToken {
         api_key,
