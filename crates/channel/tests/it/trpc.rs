@@ -104,7 +104,7 @@ async fn a_batch_answers_an_array_and_207_when_outcomes_differ() {
 #[tokio::test]
 async fn a_batch_over_the_limit_is_refused_whole_and_runs_nothing() {
     let ch = Channel::with(&[("KEEL_CHANNEL_TRPC_MAX_BATCH", "4".into())]).await;
-    let names = vec!["stream.isLive"; 5].join(",");
+    let names = ["stream.isLive"; 5].join(",");
     let r = finish(
         ch.app
             .http
@@ -120,7 +120,7 @@ async fn a_batch_over_the_limit_is_refused_whole_and_runs_nothing() {
         "Batch call exceeds maximum size"
     );
     assert!(r.body["error"]["data"].get("path").is_none(), "{}", r.text);
-    let names = vec!["stream.isLive"; 4].join(",");
+    let names = ["stream.isLive"; 4].join(",");
     let r = finish(
         ch.app
             .http
