@@ -29,6 +29,8 @@ impl WireShape for Wire {
             PlatformError::BadRequest(_) => "BAD_REQUEST",
             PlatformError::Timeout => "REQUEST_TIMEOUT",
             PlatformError::Internal => "INTERNAL_ERROR",
+            PlatformError::Unavailable => "SERVICE_UNAVAILABLE",
+            PlatformError::StorageFull => "INSUFFICIENT_STORAGE",
         }
     }
 

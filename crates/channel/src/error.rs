@@ -79,6 +79,8 @@ impl WireShape for Trpc {
             PlatformError::BadRequest(_) => "PARSE_ERROR",
             PlatformError::Timeout => "TIMEOUT",
             PlatformError::Internal => "INTERNAL_SERVER_ERROR",
+            // tRPC has no 507: the client is told to come back later.
+            PlatformError::Unavailable | PlatformError::StorageFull => "SERVICE_UNAVAILABLE",
         }
     }
 

@@ -19,13 +19,48 @@ use crate::http::body_guard::panic_text;
 use crate::tasks::Tasks;
 
 /// Why an item was not written.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BatchError {
-    /// The batch's write failed; the cause, as logged.
-    #[error("the batched write failed: {0}")]
-    Write(String),
+    /// The batch's write failed; every item of the batch shares its cause.
+    #[error("the batched write failed")]
+    Write(#[source] SharedCause),
     #[error("the batch writer has stopped")]
     Stopped,
+}
+
+/// A cause shared by every caller of a failed batch: it reads as the cause
+/// itself (its text and its sources), so a logged chain shows it once.
+#[derive(Debug, Clone)]
+pub struct SharedCause(std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl SharedCause {
+    fn new(cause: Cause) -> Self {
+        Self(std::sync::Arc::from(cause))
+    }
+
+    /// The cause (for classifying it: see `crate::outage`).
+    pub fn get(&self) -> &(dyn std::error::Error + 'static) {
+        &*self.0
+    }
+}
+
+impl std::fmt::Display for SharedCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SharedCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Two causes are the same when they read the same (for tests).
+impl PartialEq for SharedCause {
+    fn eq(&self, other: &Self) -> bool {
+        chain(self.get()) == chain(other.get())
+    }
 }
 
 type Reply<R> = oneshot::Sender<Result<R, BatchError>>;
@@ -127,25 +162,26 @@ async fn run<T, R, F, Fut, E>(
                     results.len()
                 );
                 tracing::error!("{e}");
-                answer_all(replies, &e);
+                answer_all(replies, e.into());
             }
             Ok(Err(e)) => {
-                let e = chain(e.into().as_ref());
-                tracing::error!(error = %e, items = n, "a batched write failed");
-                answer_all(replies, &e);
+                let e = e.into();
+                tracing::warn!(error = %chain(e.as_ref()), items = n, "a batched write failed");
+                answer_all(replies, e);
             }
             Err(panic) => {
                 let e = format!("the batched write panicked: {}", panic_text(panic.as_ref()));
                 tracing::error!(items = n, "{e}");
-                answer_all(replies, &e);
+                answer_all(replies, e.into());
             }
         }
     }
 }
 
-fn answer_all<R>(replies: Vec<Option<Reply<R>>>, e: &str) {
+fn answer_all<R>(replies: Vec<Option<Reply<R>>>, e: Cause) {
+    let shared = SharedCause::new(e);
     for reply in replies.into_iter().flatten() {
-        let _ = reply.send(Err(BatchError::Write(e.to_owned())));
+        let _ = reply.send(Err(BatchError::Write(shared.clone())));
     }
 }
 
@@ -182,9 +218,10 @@ mod tests {
             Batcher::start(&Tasks::new(), "test", 8, |_items: Vec<u32>| async {
                 Err(std::io::Error::other("disk full"))
             });
+        let e = b.submit(1).await.err();
         assert_eq!(
-            b.submit(1).await,
-            Err(BatchError::Write("disk full".to_owned()))
+            e.as_ref().map(|e| chain(e)),
+            Some("the batched write failed: disk full".to_owned())
         );
     }
 

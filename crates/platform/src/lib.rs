@@ -18,6 +18,7 @@ pub mod jobs;
 pub mod jwks;
 pub mod mail;
 pub mod migrate;
+pub mod outage;
 pub mod outbound;
 pub mod password;
 pub mod schema;

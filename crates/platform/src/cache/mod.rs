@@ -16,14 +16,14 @@ mod window;
 pub use rate::RateDecision;
 pub use window::{Admitted, ArrivalWindow};
 
+/// Redis failed or did not answer in time. Every such error means the
+/// cache is unavailable (a request that needs it answers 503).
 #[derive(Debug, thiserror::Error)]
-#[error("cache error: {0}")]
-pub struct CacheError(String);
-
-impl From<redis::RedisError> for CacheError {
-    fn from(e: redis::RedisError) -> Self {
-        Self(e.to_string())
-    }
+pub enum CacheError {
+    #[error("Redis failed")]
+    Redis(#[from] redis::RedisError),
+    #[error("Redis did not answer in time")]
+    Timeout,
 }
 
 /// The cache; cheap to clone.
@@ -77,7 +77,7 @@ impl Cache {
         let manager =
             tokio::time::timeout(within, ConnectionManager::new_with_config(client, config))
                 .await
-                .map_err(|_| CacheError("Redis did not answer in time".to_owned()))??;
+                .map_err(|_| CacheError::Timeout)??;
         Ok(Self {
             backend: Backend::Redis(manager),
             prefix: prefix.to_owned(),

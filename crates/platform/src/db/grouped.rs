@@ -96,7 +96,12 @@ impl<E: Looked, K: Key> GroupedReads<E, K> {
             Ok(found) => Ok(found),
             // The reader has stopped (shutdown): read alone.
             Err(BatchError::Stopped) => self.one(key).await,
-            Err(BatchError::Write(e)) => Err(DbErr::Custom(e)),
+            // The query's own error, for every lookup it served.
+            Err(BatchError::Write(e)) => Err(e
+                .get()
+                .downcast_ref::<DbErr>()
+                .cloned()
+                .unwrap_or_else(|| DbErr::Custom(crate::http::api_error::chain(e.get())))),
         }
     }
 

@@ -5,8 +5,10 @@
 //! into its documented body, or an internal failure carrying its cause. A
 //! cause is never sent: the answer is a bare 500 in the service's shape, and
 //! the cause's whole source chain is logged once, inside the request's span
-//! (which carries the request id). Services add only their shape and their
-//! own named constructors.
+//! (which carries the request id). An internal failure that shows a
+//! dependency away ([`crate::outage`]: the database unreachable, Redis
+//! down, the disk full) is answered 503 (507) with `Retry-After` instead.
+//! Services add only their shape and their own named constructors.
 
 use std::marker::PhantomData;
 
@@ -113,7 +115,7 @@ impl<S> ApiError<S> {
     pub fn status(&self) -> StatusCode {
         match &*self.kind {
             Kind::Client { status, .. } => *status,
-            Kind::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Kind::Internal(cause) => internal_kind(cause.as_ref()).status(),
         }
     }
 
@@ -144,6 +146,26 @@ impl<S> ApiError<S> {
     pub fn is_internal(&self) -> bool {
         matches!(*self.kind, Kind::Internal(_))
     }
+}
+
+/// What an internal failure is answered as: an outage, or a bare 500.
+fn internal_kind(cause: &(dyn std::error::Error + 'static)) -> PlatformError {
+    match crate::outage::of(cause) {
+        Some(crate::outage::Outage::Unavailable) => PlatformError::Unavailable,
+        Some(crate::outage::Outage::StorageFull) => PlatformError::StorageFull,
+        None => PlatformError::Internal,
+    }
+}
+
+/// Logs an internal failure's cause; what it is answered as.
+fn log_internal(cause: &(dyn std::error::Error + 'static)) -> PlatformError {
+    let p = internal_kind(cause);
+    if p == PlatformError::Internal {
+        tracing::error!(error = %chain(cause), "internal error");
+    } else {
+        tracing::warn!(error = %chain(cause), answer = %p.status(), "a dependency is unavailable");
+    }
+    p
 }
 
 /// The cause and its sources, `a: b: c`.
@@ -185,13 +207,16 @@ impl<S: WireShape> ApiError<S> {
                 data,
             },
             Kind::Internal(cause) => {
-                tracing::error!(error = %chain(cause.as_ref()), "internal error");
-                let p = PlatformError::Internal;
+                let p = log_internal(cause.as_ref());
+                let mut data = Map::new();
+                if let Some(secs) = p.retry_after() {
+                    data.insert("retry_after".to_owned(), Value::from(secs));
+                }
                 ClientError {
                     status: p.status(),
                     code: S::platform_code(&p),
                     message: S::platform_message(&p),
-                    data: Map::new(),
+                    data,
                 }
             }
         }
@@ -241,28 +266,44 @@ impl<S: WireShape> IntoResponse for ApiError<S> {
                 resp
             }
             Kind::Internal(cause) => {
-                tracing::error!(error = %chain(cause.as_ref()), "internal error");
-                let p = PlatformError::Internal;
-                let status = p.status();
-                S::respond(
-                    status,
-                    S::body(
-                        status,
-                        S::platform_code(&p),
-                        &S::platform_message(&p),
-                        &Map::new(),
-                    ),
-                )
+                let p = log_internal(cause.as_ref());
+                platform_response::<S>(&p)
             }
         }
     }
+}
+
+/// A platform error's answer in shape `S`, with its `Retry-After`.
+fn platform_response<S: WireShape>(p: &PlatformError) -> Response {
+    let status = p.status();
+    let mut resp = S::respond(
+        status,
+        S::body(
+            status,
+            S::platform_code(p),
+            &S::platform_message(p),
+            &Map::new(),
+        ),
+    );
+    if let Some(secs) = p.retry_after() {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    resp
 }
 
 impl<S: WireShape> From<PlatformError> for ApiError<S> {
     fn from(e: PlatformError) -> Self {
         match e {
             PlatformError::Internal => Self::internal("the platform reported an internal error"),
-            e => Self::api(e.status(), S::platform_code(&e), S::platform_message(&e)),
+            e => {
+                let retry = e.retry_after();
+                let err = Self::api(e.status(), S::platform_code(&e), S::platform_message(&e));
+                match retry {
+                    Some(secs) => err.retry_after(secs),
+                    None => err,
+                }
+            }
         }
     }
 }

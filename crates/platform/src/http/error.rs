@@ -14,6 +14,10 @@ pub enum PlatformError {
     BadRequest(String),
     Timeout,
     Internal,
+    /// A dependency (the database, Redis) is away: 503 with `Retry-After`.
+    Unavailable,
+    /// The database's storage is full: 507 with `Retry-After`.
+    StorageFull,
 }
 
 impl PlatformError {
@@ -26,6 +30,8 @@ impl PlatformError {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 
@@ -38,6 +44,19 @@ impl PlatformError {
             Self::UnsupportedMediaType(m) | Self::BadRequest(m) => m.clone(),
             Self::Timeout => "The request took too long".to_owned(),
             Self::Internal => "Internal server error".to_owned(),
+            Self::Unavailable => {
+                "The service is unavailable for a moment (its database or cache cannot be reached); try again shortly".to_owned()
+            }
+            Self::StorageFull => "The server's storage is full; nothing was changed. Try again later".to_owned(),
+        }
+    }
+
+    /// How long a client should wait before trying again, in seconds.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::Unavailable => Some(5),
+            Self::StorageFull => Some(60),
+            _ => None,
         }
     }
 
