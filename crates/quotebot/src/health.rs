@@ -31,9 +31,14 @@ async fn live() -> Response {
 /// The platform's readiness check (the HTTP services' `/readyz`), without
 /// background tasks: quotebot's cache is always Redis.
 async fn ready(State(d): State<Deps>) -> Response {
-    keel_platform::http::health::check(&d.db, &d.cache, None)
-        .await
-        .into_response()
+    keel_platform::http::health::check(
+        &d.db,
+        &d.cache,
+        None,
+        keel_platform::http::health::Redis::Required,
+    )
+    .await
+    .into_response()
 }
 
 pub fn router(db: Db, cache: Cache) -> Router {

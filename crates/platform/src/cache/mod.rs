@@ -31,6 +31,9 @@ pub enum CacheError {
 pub struct Cache {
     backend: Backend,
     prefix: String,
+    /// Rate limits counted in this process while Redis cannot be reached
+    /// (each node then limits on its own; see `rate`).
+    degraded: Arc<Mutex<Local>>,
 }
 
 #[derive(Clone)]
@@ -63,6 +66,7 @@ impl Cache {
         Self {
             backend: Backend::Local(Arc::new(Mutex::new(Local::default()))),
             prefix: prefix.to_owned(),
+            degraded: Arc::default(),
         }
     }
 
@@ -81,6 +85,7 @@ impl Cache {
         Ok(Self {
             backend: Backend::Redis(manager),
             prefix: prefix.to_owned(),
+            degraded: Arc::default(),
         })
     }
 

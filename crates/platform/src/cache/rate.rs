@@ -7,6 +7,10 @@
 //!
 //! Every hit counts, refused ones included, so a client that keeps
 //! hammering stays refused.
+//!
+//! While Redis cannot be reached, hits are counted in this process instead
+//! (logged): the limit still holds per node, and the endpoints it guards
+//! keep serving rather than failing with the cache.
 
 use std::time::{Duration, Instant};
 
@@ -48,34 +52,50 @@ impl Cache {
         // A slot's count is read during the next slot too.
         let keep = Duration::from_millis(2 * window_ms - elapsed);
         let (count, prev) = match &self.backend {
-            Backend::Local(local) => {
-                let mut l = lock(local);
-                l.sweep();
-                let entry = l
-                    .counters
-                    .entry(current)
-                    .or_insert((0, Instant::now() + keep));
-                entry.0 += 1;
-                let count = entry.0;
-                let prev = l
-                    .counters
-                    .get(&previous)
-                    .filter(|(_, exp)| *exp > Instant::now())
-                    .map_or(0, |(n, _)| *n);
-                (count, prev)
-            }
+            Backend::Local(local) => count_here(local, current, &previous, keep),
             Backend::Redis(conn) => {
                 let mut conn = conn.clone();
-                redis::Script::new(HIT_SCRIPT)
-                    .key(current)
-                    .key(previous)
+                let counted: Result<(u64, u64), redis::RedisError> = redis::Script::new(HIT_SCRIPT)
+                    .key(&current)
+                    .key(&previous)
                     .arg(millis(keep))
                     .invoke_async(&mut conn)
-                    .await?
+                    .await;
+                match counted {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::warn!(error = %e, key, "rate limit: Redis unavailable; counting in this process");
+                        count_here(&self.degraded, current, &previous, keep)
+                    }
+                }
             }
         };
         Ok(decide(limit, window_ms, elapsed, prev, count))
     }
+}
+
+/// Counts a hit in an in-process table: (this slot's count, the previous
+/// slot's).
+fn count_here(
+    local: &std::sync::Mutex<super::Local>,
+    current: String,
+    previous: &str,
+    keep: Duration,
+) -> (u64, u64) {
+    let mut l = lock(local);
+    l.sweep();
+    let entry = l
+        .counters
+        .entry(current)
+        .or_insert((0, Instant::now() + keep));
+    entry.0 += 1;
+    let count = entry.0;
+    let prev = l
+        .counters
+        .get(previous)
+        .filter(|(_, exp)| *exp > Instant::now())
+        .map_or(0, |(n, _)| *n);
+    (count, prev)
 }
 
 /// The judgement, in integer milliseconds: `prev · (W − e) / W + count ≤

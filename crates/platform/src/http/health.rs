@@ -1,5 +1,10 @@
 //! `/healthz` (liveness: no dependencies) and `/readyz` (503 while the
-//! database or a configured Redis does not answer).
+//! database does not answer or a background task died). Redis is optional
+//! for the HTTP services: while it is away they keep serving (degraded:
+//! rate limits count per node, caches read the database), so `/readyz`
+//! stays 200 and says `degraded`; taking every node out of rotation for it
+//! would turn a cache outage into a full one. quotebot, which cannot work
+//! without Redis, asks for it to be required.
 
 use std::time::Duration;
 
@@ -28,7 +33,8 @@ pub struct Readiness {
 
 #[derive(Serialize, ToSchema)]
 pub struct Health {
-    /// `ok`, or `unavailable`.
+    /// `ok`; `degraded` (serving, an optional dependency away); or
+    /// `unavailable`.
     status: &'static str,
     /// Per dependency: `ok` or what went wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,20 +61,34 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
-/// Readiness: the database (and Redis, when configured) answer.
+/// Readiness: the database answers and no background task died (Redis,
+/// when configured, is reported but optional).
 #[utoipa::path(get, path = "/readyz", tag = "health",
     responses(
-        (status = 200, description = "Ready to serve", body = Health),
-        (status = 503, description = "A dependency is unreachable", body = Health),
+        (status = 200, description = "Ready to serve (`degraded` while Redis is away)", body = Health),
+        (status = 503, description = "The database is unreachable or a background task died", body = Health),
     ))]
 pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
-    check(&r.db, &r.cache, Some(&r.tasks)).await
+    check(&r.db, &r.cache, Some(&r.tasks), Redis::Optional).await
 }
 
-/// The readiness verdict and body: the database and Redis (when the cache
-/// is Redis) answer within the check timeout, and no background task of
-/// `tasks` died. Also quotebot's `/api/health`, which has no such tasks.
-pub async fn check(db: &Db, cache: &Cache, tasks: Option<&Tasks>) -> (StatusCode, Json<Health>) {
+/// Whether readiness needs Redis (when the cache is Redis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redis {
+    Required,
+    Optional,
+}
+
+/// The readiness verdict and body: the database (and Redis, when
+/// `required` and the cache is Redis) answer within the check timeout,
+/// and no background task of `tasks` died. Also quotebot's `/api/health`,
+/// which has no such tasks and requires Redis.
+pub async fn check(
+    db: &Db,
+    cache: &Cache,
+    tasks: Option<&Tasks>,
+    redis_needed: Redis,
+) -> (StatusCode, Json<Health>) {
     let (db, redis) = tokio::join!(db.ping_within(CHECK_TIMEOUT), async {
         if cache.is_redis() {
             Some(cache.ping_within(CHECK_TIMEOUT).await)
@@ -77,17 +97,22 @@ pub async fn check(db: &Db, cache: &Cache, tasks: Option<&Tasks>) -> (StatusCode
         }
     });
     let tasks = tasks.map(Tasks::health);
+    let redis_ok = redis.as_ref().is_none_or(Result::is_ok);
     let ready = db.is_ok()
-        && redis.as_ref().is_none_or(Result::is_ok)
+        && (redis_ok || redis_needed == Redis::Optional)
         && tasks.as_ref().is_none_or(Result::is_ok);
-    if !ready {
+    if !ready || !redis_ok {
         tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), "not ready");
     }
     let show = |r: Result<(), String>| {
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
     };
     let body = Health {
-        status: if ready { "ok" } else { "unavailable" },
+        status: match (ready, redis_ok) {
+            (false, _) => "unavailable",
+            (true, false) => "degraded",
+            (true, true) => "ok",
+        },
         checks: Some(Checks {
             database: show(db),
             redis: redis.map(show),
