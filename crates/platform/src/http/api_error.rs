@@ -241,12 +241,21 @@ impl<S> std::fmt::Display for ApiError<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &*self.kind {
             Kind::Client { message, .. } => f.write_str(message),
-            Kind::Internal(cause) => write!(f, "internal error: {}", chain(cause.as_ref())),
+            Kind::Internal(_) => f.write_str("internal error"),
         }
     }
 }
 
-impl<S> std::error::Error for ApiError<S> {}
+/// An internal failure's cause is its source, so its chain is logged and
+/// an outage in it is found when it is wrapped in another error.
+impl<S> std::error::Error for ApiError<S> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.kind {
+            Kind::Client { .. } => None,
+            Kind::Internal(cause) => Some(cause.as_ref()),
+        }
+    }
+}
 
 impl<S: WireShape> IntoResponse for ApiError<S> {
     fn into_response(self) -> Response {

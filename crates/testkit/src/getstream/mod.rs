@@ -172,6 +172,29 @@ impl FakeStream {
 
     /// Posts `body` (any bytes) signed as the provider signs it.
     pub async fn deliver_raw(&self, url: &str, body: Vec<u8>, opts: Delivery) -> reqwest::Response {
+        self.try_deliver_raw(url, body, opts)
+            .await
+            .expect("deliver the webhook")
+    }
+
+    /// [`Self::deliver`], with a failure to connect as an error (a test
+    /// that cuts or kills keel under load).
+    pub async fn try_deliver(
+        &self,
+        url: &str,
+        event: &Value,
+        opts: Delivery,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let body = serde_json::to_vec(event).expect("event JSON");
+        self.try_deliver_raw(url, body, opts).await
+    }
+
+    async fn try_deliver_raw(
+        &self,
+        url: &str,
+        body: Vec<u8>,
+        opts: Delivery,
+    ) -> Result<reqwest::Response, reqwest::Error> {
         let secret = opts.secret.unwrap_or(API_SECRET);
         let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC key");
         mac.update(&body);
@@ -197,7 +220,7 @@ impl FakeStream {
                 .header("x-webhook-id", id)
                 .header("x-webhook-attempt", "1");
         }
-        req.send().await.expect("deliver the webhook")
+        req.send().await
     }
 }
 

@@ -1,0 +1,15 @@
+//! The fault suite: keel under the failures an operator meets in
+//! production, against the real binary: PostgreSQL cut under write load,
+//! Redis cut and restored, SQLite's disk full, providers failing or
+//! stalling, SIGKILL in the middle of writes, two nodes receiving the same
+//! event. Each test prints its figures (load, fault, acknowledged, lost,
+//! time to recover); `scripts/test` shows them. docs/ARCHITECTURE.md
+//! ("Reliability") says what keel does for each dependency.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod harness;
+mod load;
+mod postgres;
+mod stored;
+
+pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");
