@@ -10,7 +10,7 @@ use keel_testkit::FakeStream;
 use keel_testkit::getstream::Delivery;
 use serde_json::json;
 
-use crate::harness::{FORM, Stack};
+use crate::harness::FORM;
 
 /// How long a client waits for an answer before counting it as none.
 pub const PATIENCE: Duration = Duration::from_secs(15);

@@ -10,6 +10,7 @@
 mod harness;
 mod load;
 mod postgres;
+mod redis;
 mod stored;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

@@ -24,6 +24,47 @@ pub enum CacheError {
     Redis(#[from] redis::RedisError),
     #[error("Redis did not answer in time")]
     Timeout,
+    /// Redis failed a moment ago: not asked again yet (see `Breaker`).
+    #[error("Redis is unavailable (it failed less than a second ago)")]
+    Unavailable,
+}
+
+/// After a Redis failure, Redis is not asked again for a second: while it
+/// is away, each cache call fails (and its caller falls back) at once
+/// instead of every request waiting out the connection's timeouts.
+/// `/readyz` pings Redis regardless.
+#[derive(Clone, Default)]
+struct Breaker {
+    /// Milliseconds since `EPOCH` until which Redis is not asked.
+    open_until: Arc<std::sync::atomic::AtomicU64>,
+}
+
+static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
+const BREAK_FOR: Duration = Duration::from_secs(1);
+
+impl Breaker {
+    fn now() -> u64 {
+        millis(EPOCH.elapsed())
+    }
+
+    fn check(&self) -> Result<(), CacheError> {
+        if Self::now() < self.open_until.load(std::sync::atomic::Ordering::Relaxed) {
+            Err(CacheError::Unavailable)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `r`, tripping the breaker when it failed.
+    fn record<T>(&self, r: Result<T, redis::RedisError>) -> Result<T, CacheError> {
+        if r.is_err() {
+            self.open_until.store(
+                Self::now() + millis(BREAK_FOR),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        Ok(r?)
+    }
 }
 
 /// The cache; cheap to clone.
@@ -34,6 +75,7 @@ pub struct Cache {
     /// Rate limits counted in this process while Redis cannot be reached
     /// (each node then limits on its own; see `rate`).
     degraded: Arc<Mutex<Local>>,
+    breaker: Breaker,
 }
 
 #[derive(Clone)]
@@ -67,6 +109,7 @@ impl Cache {
             backend: Backend::Local(Arc::new(Mutex::new(Local::default()))),
             prefix: prefix.to_owned(),
             degraded: Arc::default(),
+            breaker: Breaker::default(),
         }
     }
 
@@ -86,6 +129,7 @@ impl Cache {
             backend: Backend::Redis(manager),
             prefix: prefix.to_owned(),
             degraded: Arc::default(),
+            breaker: Breaker::default(),
         })
     }
 
@@ -109,8 +153,10 @@ impl Cache {
                     .map(|(v, _)| v.clone()))
             }
             Backend::Redis(conn) => {
+                self.breaker.check()?;
                 let mut conn = conn.clone();
-                Ok(redis::cmd("GET").arg(key).query_async(&mut conn).await?)
+                self.breaker
+                    .record(redis::cmd("GET").arg(key).query_async(&mut conn).await)
             }
         }
     }
@@ -126,15 +172,17 @@ impl Cache {
                 Ok(())
             }
             Backend::Redis(conn) => {
+                self.breaker.check()?;
                 let mut conn = conn.clone();
-                redis::cmd("SET")
-                    .arg(key)
-                    .arg(value)
-                    .arg("PX")
-                    .arg(millis(ttl))
-                    .query_async::<()>(&mut conn)
-                    .await?;
-                Ok(())
+                self.breaker.record(
+                    redis::cmd("SET")
+                        .arg(key)
+                        .arg(value)
+                        .arg("PX")
+                        .arg(millis(ttl))
+                        .query_async::<()>(&mut conn)
+                        .await,
+                )
             }
         }
     }
@@ -160,17 +208,20 @@ impl Cache {
                 Ok(next)
             }
             Backend::Redis(conn) => {
+                self.breaker.check()?;
                 let mut conn = conn.clone();
-                let (n,): (i64,) = redis::pipe()
-                    .atomic()
-                    .cmd("INCR")
-                    .arg(&key)
-                    .cmd("PEXPIRE")
-                    .arg(&key)
-                    .arg(millis(ttl).max(1))
-                    .ignore()
-                    .query_async(&mut conn)
-                    .await?;
+                let (n,): (i64,) = self.breaker.record(
+                    redis::pipe()
+                        .atomic()
+                        .cmd("INCR")
+                        .arg(&key)
+                        .cmd("PEXPIRE")
+                        .arg(&key)
+                        .arg(millis(ttl).max(1))
+                        .ignore()
+                        .query_async(&mut conn)
+                        .await,
+                )?;
                 Ok(n)
             }
         }
@@ -201,15 +252,18 @@ impl Cache {
                 Ok(true)
             }
             Backend::Redis(conn) => {
+                self.breaker.check()?;
                 let mut conn = conn.clone();
-                let set: Option<String> = redis::cmd("SET")
-                    .arg(key)
-                    .arg("1")
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(millis(ttl).max(1))
-                    .query_async(&mut conn)
-                    .await?;
+                let set: Option<String> = self.breaker.record(
+                    redis::cmd("SET")
+                        .arg(key)
+                        .arg("1")
+                        .arg("NX")
+                        .arg("PX")
+                        .arg(millis(ttl).max(1))
+                        .query_async(&mut conn)
+                        .await,
+                )?;
                 Ok(set.is_some())
             }
         }
@@ -223,12 +277,14 @@ impl Cache {
                 Ok(())
             }
             Backend::Redis(conn) => {
+                self.breaker.check()?;
                 let mut conn = conn.clone();
-                redis::cmd("DEL")
-                    .arg(key)
-                    .query_async::<()>(&mut conn)
-                    .await?;
-                Ok(())
+                self.breaker.record(
+                    redis::cmd("DEL")
+                        .arg(key)
+                        .query_async::<()>(&mut conn)
+                        .await,
+                )
             }
         }
     }

@@ -54,17 +54,24 @@ impl Cache {
         let (count, prev) = match &self.backend {
             Backend::Local(local) => count_here(local, current, &previous, keep),
             Backend::Redis(conn) => {
-                let mut conn = conn.clone();
-                let counted: Result<(u64, u64), redis::RedisError> = redis::Script::new(HIT_SCRIPT)
-                    .key(&current)
-                    .key(&previous)
-                    .arg(millis(keep))
-                    .invoke_async(&mut conn)
-                    .await;
+                let counted = match self.breaker.check() {
+                    Ok(()) => {
+                        let mut conn = conn.clone();
+                        self.breaker.record(
+                            redis::Script::new(HIT_SCRIPT)
+                                .key(&current)
+                                .key(&previous)
+                                .arg(millis(keep))
+                                .invoke_async::<(u64, u64)>(&mut conn)
+                                .await,
+                        )
+                    }
+                    Err(e) => Err(e),
+                };
                 match counted {
                     Ok(c) => c,
                     Err(e) => {
-                        tracing::warn!(error = %e, key, "rate limit: Redis unavailable; counting in this process");
+                        tracing::debug!(error = %e, key, "rate limit: Redis unavailable; counting in this process");
                         count_here(&self.degraded, current, &previous, keep)
                     }
                 }
