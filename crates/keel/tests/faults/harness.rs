@@ -133,9 +133,14 @@ impl Stack {
 }
 
 pub async fn platform_on(db: &TestDb, dir: &Path) -> Platform {
+    platform_at(dir, &db.url).await
+}
+
+/// The platform on the database at `url`.
+pub async fn platform_at(dir: impl AsRef<Path>, url: &str) -> Platform {
     let src = Source::from_pairs([
-        ("KEEL_DATA_DIR", dir.display().to_string()),
-        ("DATABASE_URL", db.url.clone()),
+        ("KEEL_DATA_DIR", dir.as_ref().display().to_string()),
+        ("DATABASE_URL", url.to_owned()),
     ]);
     Platform::connect(PlatformConfig::from_source(&src).unwrap())
         .await

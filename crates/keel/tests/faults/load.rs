@@ -105,7 +105,15 @@ impl Load {
     /// Waits until `check` holds for the answers so far (at most `within`).
     pub async fn until(&self, within: Duration, what: &str, check: impl Fn(&[Answer]) -> bool) {
         let ok = keel_testkit::eventually(within, || check(&self.answers()).then_some(())).await;
-        assert!(ok.is_some(), "{what}: not within {within:?}");
+        if ok.is_none() {
+            let mut seen = std::collections::BTreeMap::new();
+            for a in self.answers() {
+                *seen
+                    .entry(format!("{:?} {}", a.kind, a.status))
+                    .or_insert(0) += 1;
+            }
+            panic!("{what}: not within {within:?}; answers so far: {seen:?}");
+        }
     }
 
     /// Stops the clients (each finishes its request); every answer.

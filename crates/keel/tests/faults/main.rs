@@ -7,6 +7,7 @@
 //! ("Reliability") says what keel does for each dependency.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod disk;
 mod harness;
 mod load;
 mod postgres;

@@ -56,6 +56,11 @@ impl Db {
                 // Ping only connections idle for a while (a restarted server or
                 // a proxy may have dropped them); busy ones go straight through.
                 opts.test_before_acquire_if_idle_for(Duration::from_secs(1));
+                opts.map_sqlx_postgres_before_acquire(|conn, _| {
+                    Box::pin(std::future::ready(Ok(no_transaction::<
+                        sea_orm::sqlx::Postgres,
+                    >(conn))))
+                });
                 let pool = Database::connect(opts).await?;
                 Ok(Self {
                     reader: pool.clone(),
@@ -260,6 +265,11 @@ fn sqlite_options(url: &str, cfg: &DatabaseConfig, max: u32) -> ConnectOptions {
     common(&mut opts, cfg, max);
     // A local file cannot drop a connection: never ping.
     opts.test_before_acquire(false);
+    opts.map_sqlx_sqlite_before_acquire(|conn, _| {
+        Box::pin(std::future::ready(Ok(no_transaction::<
+            sea_orm::sqlx::Sqlite,
+        >(conn))))
+    });
     let busy = cfg.sqlite_busy_timeout;
     opts.map_sqlx_sqlite_opts(move |o| {
         o.create_if_missing(true)
@@ -269,6 +279,27 @@ fn sqlite_options(url: &str, cfg: &DatabaseConfig, max: u32) -> ConnectOptions {
             .foreign_keys(true)
     });
     opts
+}
+
+/// Whether a pooled connection may be handed out: only when it holds no
+/// transaction. sqlx counts a connection's open transactions itself. When a
+/// statement fails in a way that makes SQLite end the transaction on its
+/// own (`SQLITE_FULL`, `SQLITE_IOERR`), the ROLLBACK that follows fails,
+/// the count stays up, and every later transaction on that connection
+/// became a savepoint inside one that never commits: acknowledged writes
+/// that vanished (found by the disk-full fault test). Such a connection is
+/// closed instead, which rolls back whatever it held, and the pool opens a
+/// fresh one.
+fn no_transaction<DB: sea_orm::sqlx::Database>(conn: &mut DB::Connection) -> bool {
+    use sqlx_core::transaction::TransactionManager;
+    let depth = DB::TransactionManager::get_transaction_depth(conn);
+    if depth > 0 {
+        tracing::warn!(
+            depth,
+            "a pooled database connection still holds a transaction; closing it"
+        );
+    }
+    depth == 0
 }
 
 /// Whether a database error is a unique-constraint violation.
