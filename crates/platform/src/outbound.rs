@@ -27,6 +27,8 @@ pub fn install_crypto_provider() {
 pub struct HttpClient {
     client: reqwest::Client,
     retries: usize,
+    /// What one call may take, retries included.
+    budget: Duration,
 }
 
 /// An outbound request that failed before an answer arrived, or whose
@@ -96,6 +98,7 @@ impl HttpClient {
         Ok(Self {
             client,
             retries: cfg.retries,
+            budget: cfg.timeout,
         })
     }
 
@@ -111,11 +114,16 @@ impl HttpClient {
 
     /// Sends an idempotent request, retrying network errors, 429 and 5xx
     /// with exponential backoff (or the server's `Retry-After`, up to 30 s).
-    /// After the last attempt the last answer is returned as it is.
+    /// The whole call, retries included, takes at most the client timeout
+    /// (`KEEL_HTTP_CLIENT_TIMEOUT_SECS`): each attempt gets what is left,
+    /// and no retry starts that could not finish in time, so a provider that
+    /// stalls costs a request a bounded wait, not the retries' sum. After
+    /// the last attempt the last answer is returned as it is.
     pub async fn send_idempotent<F>(&self, make: F) -> Result<Response, OutboundError>
     where
         F: Fn() -> RequestBuilder,
     {
+        let deadline = tokio::time::Instant::now() + self.budget;
         let mut delays = ExponentialBuilder::default()
             .with_min_delay(Duration::from_millis(200))
             .with_max_delay(Duration::from_secs(10))
@@ -123,7 +131,8 @@ impl HttpClient {
             .with_max_times(self.retries)
             .build();
         loop {
-            let (last, server_delay) = match make().send().await {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let (last, server_delay) = match make().timeout(left).send().await {
                 Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
                 Ok(resp) => {
                     let wait = retry_after(&resp);
@@ -136,6 +145,9 @@ impl HttpClient {
                 return last.map_err(Into::into);
             };
             let delay = server_delay.unwrap_or(delay);
+            if tokio::time::Instant::now() + delay >= deadline {
+                return last.map_err(Into::into);
+            }
             tracing::debug!(?delay, "retrying an outbound request");
             tokio::time::sleep(delay).await;
         }

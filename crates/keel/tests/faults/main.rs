@@ -11,6 +11,7 @@ mod disk;
 mod harness;
 mod load;
 mod postgres;
+mod providers;
 mod redis;
 mod stored;
 

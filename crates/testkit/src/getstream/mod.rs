@@ -53,6 +53,9 @@ pub(crate) struct Inner {
     fail: Mutex<Vec<u16>>,
     /// Statuses to answer requests whose path contains the text.
     fail_paths: Mutex<Vec<(String, u16)>>,
+    /// How long to hold requests whose path contains the text (a provider
+    /// that stalls), one entry per request.
+    stalls: Mutex<Vec<(String, std::time::Duration)>>,
     by_role: Mutex<HashMap<String, i64>>,
     anonymous: Mutex<i64>,
     connections: Mutex<HashMap<String, chat::Connection>>,
@@ -122,6 +125,19 @@ impl FakeStream {
     /// `status`.
     pub fn fail_path(&self, part: &str, status: u16, n: usize) {
         lock(&self.inner.fail_paths).extend(std::iter::repeat_n((part.to_owned(), status), n));
+    }
+
+    /// Forgets every scripted failure and stall not used yet.
+    pub fn heal(&self) {
+        lock(&self.inner.fail).clear();
+        lock(&self.inner.fail_paths).clear();
+        lock(&self.inner.stalls).clear();
+    }
+
+    /// Holds the next `n` requests whose path contains `part` for `hold`
+    /// before answering them.
+    pub fn stall_path(&self, part: &str, hold: std::time::Duration, n: usize) {
+        lock(&self.inner.stalls).extend(std::iter::repeat_n((part.to_owned(), hold), n));
     }
 
     /// Viewers by role, and anonymous ones, of every live session.
@@ -307,6 +323,20 @@ fn check(
     Ok(body)
 }
 
+/// Waits as a stall scripted for `path` says.
+async fn stall(inner: &Inner, path: &str) {
+    let hold = {
+        let mut stalls = lock(&inner.stalls);
+        stalls
+            .iter()
+            .position(|(p, _)| path.contains(p.as_str()))
+            .map(|i| stalls.remove(i).1)
+    };
+    if let Some(hold) = hold {
+        tokio::time::sleep(hold).await;
+    }
+}
+
 fn call_json(inner: &Inner, kind: &str, id: &str, c: &Call) -> Value {
     let session = if c.live {
         let by_role = lock(&inner.by_role).clone();
@@ -334,6 +364,7 @@ async fn call(
     body: Bytes,
 ) -> Response {
     let path = format!("/api/v2/video/call/{kind}/{id}");
+    stall(&inner, &path).await;
     if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
         return *r;
     }
@@ -366,6 +397,7 @@ async fn call_action(
     body: Bytes,
 ) -> Response {
     let path = format!("/api/v2/video/call/{kind}/{id}/{action}");
+    stall(&inner, &path).await;
     if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
         return *r;
     }
@@ -400,6 +432,7 @@ async fn chat_query(
     body: Bytes,
 ) -> Response {
     let path = format!("/api/v2/chat/channels/{kind}/{id}/query");
+    stall(&inner, &path).await;
     if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
         return *r;
     }
