@@ -36,12 +36,6 @@ impl Stack {
         Self::on(dir, db).await
     }
 
-    /// The same on PostgreSQL whatever the run's backend.
-    pub async fn postgres() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        Self::on(dir, TestDb::postgres().await).await
-    }
-
     async fn on(dir: tempfile::TempDir, db: TestDb) -> Self {
         Self {
             dir,

@@ -182,6 +182,8 @@ pub struct Tally {
     pub sent: usize,
     pub acknowledged: usize,
     pub unavailable: usize,
+    /// No answer: the connection failed (or nothing came in time).
+    pub unanswered: usize,
     pub other: usize,
     /// The statuses counted in `other`.
     pub others: Vec<u16>,
@@ -196,6 +198,7 @@ pub fn tally(answers: &[Answer], kind: Kind) -> Tally {
         match a.status {
             200..=299 => t.acknowledged += 1,
             503 | 507 => t.unavailable += 1,
+            0 => t.unanswered += 1,
             s => {
                 t.other += 1;
                 t.others.push(s);

@@ -9,7 +9,9 @@
 
 mod disk;
 mod harness;
+mod kills;
 mod load;
+mod nodes;
 mod postgres;
 mod providers;
 mod redis;

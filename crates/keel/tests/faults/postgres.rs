@@ -134,6 +134,7 @@ async fn a_postgresql_outage_under_write_load_loses_no_acknowledged_write() {
         );
         assert!(lost.is_empty(), "{kind:?}: acknowledged and lost: {lost:?}");
         assert_eq!(t.other, 0, "{kind:?}: answers other than 2xx or 503");
+        assert_eq!(t.unanswered, 0, "{kind:?}: requests without an answer");
         assert!(t.slowest < PATIENCE, "{kind:?}: a request hung");
     }
     assert!(

@@ -66,7 +66,8 @@ async fn getstream_failing_or_stalling_is_a_bounded_502_and_nothing_is_half_stor
     let call = "/api/v2/video/call/livestream/channel";
     let s = &stack.stream;
     let mut figures = Vec::new();
-    let scenarios: [(&str, Box<dyn Fn() + '_>); 3] = [
+    type Fault<'a> = Box<dyn Fn() + 'a>;
+    let scenarios: [(&str, Fault<'_>); 3] = [
         (
             "the call stalls 30 s",
             Box::new(|| s.stall_path(call, Duration::from_secs(30), 10)),

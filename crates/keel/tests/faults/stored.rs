@@ -1,6 +1,6 @@
 //! What the database holds afterwards, by the load's keys.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use keel_platform::Platform;
 use keel_platform::sea_orm::{EntityTrait, QuerySelect};
@@ -9,6 +9,19 @@ use crate::load::{Answer, Kind, acknowledged};
 
 /// The keys of `kind` whose effect is in the database.
 pub async fn keys(p: &Platform, kind: Kind) -> HashSet<String> {
+    counts(p, kind).await.into_keys().collect()
+}
+
+/// How many times each key of `kind` is in the database.
+pub async fn counts(p: &Platform, kind: Kind) -> HashMap<String, usize> {
+    let mut n = HashMap::new();
+    for k in all(p, kind).await {
+        *n.entry(k).or_insert(0) += 1;
+    }
+    n
+}
+
+async fn all(p: &Platform, kind: Kind) -> Vec<String> {
     let db = p.db.read();
     match kind {
         Kind::Event => {
