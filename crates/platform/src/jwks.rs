@@ -225,8 +225,7 @@ impl JwksVerifier {
         }
         let ttl =
             cache_max_age(resp.headers()).map_or(self.cfg.max_age, |s| s.min(self.cfg.max_age));
-        let set: JwkSet = resp
-            .json()
+        let set: JwkSet = crate::outbound::read_json(resp)
             .await
             .map_err(|e| JwtError::KeysUnavailable(e.to_string()))?;
         let mut keys = HashMap::new();

@@ -12,6 +12,7 @@ use sea_orm::{DbErr, RuntimeErr};
 
 use crate::batch::{BatchError, SharedCause};
 use crate::cache::CacheError;
+use crate::jwks::JwtError;
 
 /// What kind of outage a failure shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,14 @@ fn one(e: &(dyn Error + 'static)) -> Option<Outage> {
         return of_sqlx(s);
     }
     if e.is::<CacheError>() {
+        return Some(Outage::Unavailable);
+    }
+    // The identity provider's keys cannot be fetched: a token cannot be
+    // judged either way, which is not the client's fault.
+    if matches!(
+        e.downcast_ref::<JwtError>(),
+        Some(JwtError::KeysUnavailable(_))
+    ) {
         return Some(Outage::Unavailable);
     }
     if let Some(shared) = e.downcast_ref::<SharedCause>() {

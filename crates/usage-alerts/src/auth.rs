@@ -6,7 +6,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, Validation};
 use keel_platform::crypto::sha256_hex;
-use keel_platform::jwks::JwksVerifier;
+use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
 use crate::config::AppleConfig;
@@ -54,9 +54,14 @@ impl Identity {
                 let data = verifier
                     .verify::<AppleClaims>(token, validation)
                     .await
-                    .map_err(|e| {
-                        tracing::debug!(error = %e, "identity token refused");
-                        error::unauthorized()
+                    .map_err(|e| match e {
+                        // Not the token's fault: 503, never a 401 that
+                        // would sign the user out.
+                        JwtError::KeysUnavailable(_) => Error::internal(e),
+                        e => {
+                            tracing::debug!(error = %e, "identity token refused");
+                            error::unauthorized()
+                        }
                     })?;
                 if data.claims.sub.is_empty() || data.claims.sub.len() > 255 {
                     return Err(error::unauthorized());

@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use jsonwebtoken::{Algorithm, Validation};
 use keel_platform::crypto::{constant_time_eq, sha256_hex};
-use keel_platform::jwks::JwksVerifier;
+use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
 use crate::domain::settings::Settings;
@@ -81,7 +81,11 @@ impl AppCheck {
             .verifier
             .verify::<Claims>(token, &validation)
             .await
-            .map_err(|e| failed(&e.to_string()))?;
+            .map_err(|e| match e {
+                // Firebase's keys cannot be fetched: 503, not the app's fault.
+                JwtError::KeysUnavailable(_) => Error::internal(e),
+                e => failed(&e.to_string()),
+            })?;
         let app_id = data.claims.sub;
         if app_id.is_empty() || !settings.appcheck_app_ids.iter().any(|a| a == &app_id) {
             return Err(failed("the app is not allowed"));

@@ -160,3 +160,22 @@ async fn a_verified_token_fires_the_hook_and_is_audited_without_the_raw_token() 
     );
     assert!(!rows[0].token_hash.contains(&token));
 }
+
+#[tokio::test]
+async fn while_firebases_keys_cannot_be_fetched_a_submission_is_503_not_403() {
+    let svc = Svc::with(&[(
+        "KEEL_APPCHECK_JWKS_URL",
+        "http://127.0.0.1:9/jwks".to_owned(),
+    )])
+    .await;
+    let r = svc.submit(Some(&svc.token()), good()).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (503, "rest_service_unavailable"),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.body["data"]["status"], 503);
+    assert!(r.headers.contains_key("retry-after"));
+    assert_eq!(svc.stored().await, 0);
+}

@@ -155,3 +155,27 @@ async fn production_without_audiences_does_not_start() {
     let err = keel_usage_alerts::Config::from_source(&src).unwrap_err();
     assert_eq!(err.var, "KEEL_APPLE_AUDIENCES");
 }
+
+#[tokio::test]
+async fn while_apples_keys_cannot_be_fetched_a_request_is_503_not_401() {
+    let api = Api::with(&[
+        ("KEEL_USAGE_ALERTS_ENV", "production".to_owned()),
+        // Nothing listens there.
+        ("KEEL_APPLE_JWKS_URL", "http://127.0.0.1:9/keys".to_owned()),
+        ("KEEL_APPLE_AUDIENCES", AUD.to_owned()),
+    ])
+    .await;
+    let jwks = FakeJwks::start().await;
+    let r = api
+        .get(
+            "/device",
+            &jwks.sign("k1", &claims("001234.abcdef.0999", 600)),
+        )
+        .await;
+    assert_eq!(r.status, 503, "{}", r.text);
+    assert!(
+        r.body["error"].as_str().unwrap().contains("unavailable"),
+        "{}",
+        r.text
+    );
+}
