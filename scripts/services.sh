@@ -44,3 +44,17 @@ keel_ensure_chromium() {
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null \
     || keel_fail "could not install chromium and chromium-driver"
 }
+
+# The npm packages the tests drive (the real @trpc/client, ...), from their
+# lock files; installed again only when a lock file changed.
+keel_ensure_test_packages() {
+  command -v npm >/dev/null || keel_fail "npm is not installed (Node 18+ is needed for the client-library tests)"
+  local dir
+  for dir in crates/channel/tests/trpc-client; do
+    if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.keel-lock"; then
+      echo "installing the npm packages of $dir" >&2
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \
+        || keel_fail "npm ci failed in $dir"
+    fi
+  done
+}

@@ -6,15 +6,14 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use keel_platform::http::{ClientError, WireShape};
-use serde_json::{Map, Value, json};
+use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::response::Response;
+use serde_json::{Map, Value};
 
-use super::{Access, Kind, Procedure};
+use super::{Access, Kind, Procedure, wire};
 use crate::auth::{MaybeOwner, same_origin};
 use crate::domain::owner::Owner;
-use crate::error::{Error, Trpc, trpc};
+use crate::error::{Error, trpc};
 use crate::input::RawBody;
 use crate::state::AppState;
 
@@ -43,56 +42,6 @@ impl Ctx {
             .as_ref()
             .ok_or_else(|| trpc("UNAUTHORIZED", "Sign in as the channel's owner"))
     }
-}
-
-/// One call's outcome: its status, its envelope, and the wait an error
-/// asks for (`Retry-After`).
-struct Outcome {
-    status: StatusCode,
-    body: Value,
-    retry_after: Option<u64>,
-}
-
-fn answer(state: &AppState, name: &str, out: Result<Value, Error>) -> Outcome {
-    match out {
-        Ok(data) => Outcome {
-            status: StatusCode::OK,
-            body: json!({"result": {"data": state.wrap(data)}}),
-            retry_after: None,
-        },
-        Err(e) => {
-            let ClientError {
-                status,
-                code,
-                message,
-                mut data,
-            } = e.into_client();
-            let retry_after = data.get("retry_after").and_then(Value::as_u64);
-            data.insert("path".to_owned(), Value::from(name));
-            Outcome {
-                status,
-                body: Trpc::body(status, code, &message, &data),
-                retry_after,
-            }
-        }
-    }
-}
-
-/// An error envelope that belongs to no procedure.
-fn without_path(mut body: Value) -> Value {
-    if let Some(data) = body
-        .pointer_mut("/error/data")
-        .and_then(Value::as_object_mut)
-    {
-        data.remove("path");
-    }
-    body
-}
-
-/// A failure before any call ran (the body could not be read).
-fn answer_error(state: &AppState, path: &str, e: Error) -> Response {
-    let o = answer(state, path, Err(e));
-    (o.status, keel_platform::http::Json(o.body)).into_response()
 }
 
 /// Runs one call of `p`.
@@ -169,6 +118,14 @@ fn inputs(
         .collect())
 }
 
+/// Whether the client asked for the JSONL stream (`httpBatchStreamLink`).
+fn wants_jsonl(headers: &HeaderMap) -> bool {
+    headers
+        .get("trpc-accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/jsonl"))
+}
+
 /// `GET|POST /api/trpc/{procedures}`.
 pub async fn handle(
     State(state): State<AppState>,
@@ -181,19 +138,30 @@ pub async fn handle(
 ) -> Response {
     let body = match body {
         Ok(RawBody(b)) => b,
-        Err(e) => return answer_error(&state, &path, e),
+        Err(e) => return wire::request_error(&state, e),
     };
     let batch = query.get("batch").is_some_and(|b| b == "1");
-    let names: Vec<&str> = if batch {
-        path.split(',').collect()
+    let names: Vec<String> = if batch {
+        path.split(',').map(str::to_owned).collect()
     } else {
-        vec![path.as_str()]
+        vec![path.clone()]
     };
     if names.len() > state.cfg.max_batch {
         // As @trpc/server's `maxBatchSize`: the whole request, no path.
-        let e = trpc("BAD_REQUEST", "Batch call exceeds maximum size");
-        let o = answer(&state, "", Err(e));
-        return (o.status, keel_platform::http::Json(without_path(o.body))).into_response();
+        return wire::request_error(
+            &state,
+            trpc("BAD_REQUEST", "Batch call exceeds maximum size"),
+        );
+    }
+    let jsonl = wants_jsonl(&headers);
+    if jsonl && !batch {
+        return wire::request_error(
+            &state,
+            trpc(
+                "BAD_REQUEST",
+                "Streaming requests must be batched (you can do a batch of 1)",
+            ),
+        );
     }
     let raw = if method == Method::GET {
         query.get("input").map(|s| s.as_bytes().to_vec())
@@ -208,47 +176,41 @@ pub async fn handle(
         cookies: cookies.clone(),
     };
     let cross_site = !same_origin(&state.cfg, &headers);
-    let outcomes = match inputs(&state, batch, names.len(), raw.as_deref()) {
-        Err(e) => vec![answer(&state, &path, Err(e))],
-        Ok(inputs) => {
-            let calls = names.iter().zip(inputs).map(|(name, input)| {
-                let (state, ctx, method) = (&state, ctx.clone(), &method);
-                async move {
-                    let out = match state.procedures.get(name) {
-                        Some(p) => run(p, ctx, method, cross_site, input).await,
-                        None => Err(trpc("NOT_FOUND", format!("No procedure {name}"))),
-                    };
-                    answer(state, name, out)
-                }
-            });
-            futures::future::join_all(calls).await
-        }
-    };
-    let retry_after = outcomes.iter().filter_map(|o| o.retry_after).max();
-    let status = match outcomes.first() {
-        Some(first) if outcomes.iter().all(|o| o.status == first.status) => first.status,
-        Some(_) => StatusCode::MULTI_STATUS,
-        None => StatusCode::OK,
-    };
-    let mut bodies = outcomes.into_iter().map(|o| o.body);
-    let body = if batch {
-        Value::Array(bodies.collect())
-    } else {
-        bodies.next().unwrap_or(Value::Null)
-    };
-    let mut resp = (status, keel_platform::http::Json(body)).into_response();
-    resp.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Some(secs) = retry_after {
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    // Unreadable input fails every call of the request.
+    let inputs = inputs(&state, batch, names.len(), raw.as_deref());
+    let calls: Vec<_> = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let input = match &inputs {
+                Ok(all) => Ok(all.get(i).cloned().unwrap_or(Value::Null)),
+                Err(e) => Err(trpc(e.code().unwrap_or("PARSE_ERROR"), e.message())),
+            };
+            let (state, ctx, method) = (state.clone(), ctx.clone(), method.clone());
+            async move {
+                let out = match (input, state.procedures.get(&name)) {
+                    (Err(e), _) => Err(e),
+                    (Ok(input), Some(p)) => run(p, ctx, &method, cross_site, input).await,
+                    (Ok(_), None) => Err(trpc("NOT_FOUND", format!("No procedure {name}"))),
+                };
+                (i, wire::Outcome::of(&name, out))
+            }
+        })
+        .collect();
+    if jsonl && method == Method::GET {
+        return wire::jsonl(&state, calls, &cookies);
     }
-    for c in cookies
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .drain(..)
-    {
-        resp.headers_mut().append(header::SET_COOKIE, c);
+    let mut outcomes = futures::future::join_all(calls).await;
+    outcomes.sort_by_key(|(i, _)| *i);
+    if jsonl {
+        // Mutations finish before the head goes out, so the cookies they
+        // set (a sign-in by setup.complete) are in its headers.
+        let done = outcomes
+            .into_iter()
+            .map(|o| std::future::ready(o))
+            .collect();
+        return wire::jsonl(&state, done, &cookies);
     }
-    resp
+    let outcomes = outcomes.into_iter().map(|(_, o)| o).collect();
+    wire::json(&state, batch, outcomes, &cookies)
 }

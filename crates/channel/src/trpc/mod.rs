@@ -10,6 +10,7 @@
 
 mod call;
 pub mod doc;
+mod wire;
 
 use std::future::Future;
 use std::sync::Arc;

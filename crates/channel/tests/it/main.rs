@@ -13,6 +13,7 @@ mod panels;
 mod setup;
 mod stream;
 mod trpc;
+mod trpc_client;
 mod web_assets;
 mod web_pages;
 mod web_proxy;

@@ -264,3 +264,140 @@ async fn every_procedure_and_route_is_in_the_openapi_document() {
     }
     assert!(doc["components"]["schemas"]["Envelope"].is_object());
 }
+
+/// A request with `trpc-accept: application/jsonl` from a client that
+/// takes gzip and brotli.
+async fn jsonl(ch: &Channel, path_and_query: &str) -> (u16, reqwest::header::HeaderMap, String) {
+    let r = ch
+        .app
+        .http
+        .get(ch.url(&format!("/api/trpc/{path_and_query}")))
+        .header("trpc-accept", "application/jsonl")
+        .header("accept-encoding", "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    (status, headers, r.text().await.unwrap())
+}
+
+/// What `@trpc/server` 11 answers to the same batch of one `stream.isLive`
+/// with `trpc-accept: application/jsonl` (captured from it).
+pub const ISLIVE_JSONL: &str = concat!(
+    r#"{"0":[[0],[null,0,0]]}"#,
+    "\n",
+    r#"[0,0,[[{"result":0}],["result",0,1]]]"#,
+    "\n",
+    r#"[1,0,[[{"data":0}],["data",0,2]]]"#,
+    "\n",
+    r#"[2,0,[[{"isLive":false,"liveStartedAt":null,"viewerCount":0}]]]"#,
+    "\n",
+);
+
+#[tokio::test]
+async fn a_streamed_batch_is_trpcs_jsonl_byte_for_byte_and_never_compressed() {
+    let ch = Channel::start().await;
+    let (status, headers, body) = jsonl(&ch, "stream.isLive?batch=1&input=%7B%7D").await;
+    assert_eq!(status, 200);
+    assert_eq!(body, ISLIVE_JSONL);
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(headers["vary"], "trpc-accept, accept");
+    assert!(headers.get("content-encoding").is_none(), "{headers:?}");
+    // An error after the head: its own line, the status stays 200.
+    let (status, _, body) = jsonl(&ch, "stream.isLive,no.such?batch=1&input=%7B%7D").await;
+    assert_eq!(status, 200);
+    let lines: Vec<serde_json::Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        json!({"0": [[0], [null, 0, 0]], "1": [[0], [null, 0, 1]]})
+    );
+    let error = lines
+        .iter()
+        .find(|l| l[0] == 1)
+        .expect("the unknown procedure's line");
+    assert_eq!(error[2][0][0]["error"]["data"]["code"], "NOT_FOUND");
+    assert_eq!(error[2][0][0]["error"]["data"]["path"], "no.such");
+    assert_eq!(error[2][0][0]["error"]["code"], -32004);
+    assert!(!body.contains("stack"));
+}
+
+#[tokio::test]
+async fn a_streamed_request_must_be_a_batch_as_with_trpc() {
+    let ch = Channel::start().await;
+    let r = ch
+        .app
+        .http
+        .get(ch.url("/api/trpc/stream.isLive"))
+        .header("trpc-accept", "application/jsonl")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = (r.status().as_u16(), r.text().await.unwrap());
+    assert_eq!(status, 400, "{body}");
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v["error"]["message"],
+        "Streaming requests must be batched (you can do a batch of 1)"
+    );
+    assert_eq!(v["error"]["data"]["code"], "BAD_REQUEST");
+}
+
+#[tokio::test]
+async fn with_superjson_each_streamed_line_and_each_error_is_transformed() {
+    let ch = Channel::with(&[("KEEL_CHANNEL_TRPC_TRANSFORMER", "superjson".into())]).await;
+    let (_, _, body) = jsonl(&ch, "stream.isLive?batch=1&input=%7B%7D").await;
+    let wrapped: String = ISLIVE_JSONL
+        .lines()
+        .map(|l| format!("{{\"json\":{l}}}\n"))
+        .collect();
+    assert_eq!(body, wrapped);
+    let r = ch.query("no.such", None).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        r.body["error"]["json"]["data"]["code"], "NOT_FOUND",
+        "{}",
+        r.text
+    );
+    assert_eq!(r.body["error"]["json"]["code"], -32004);
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_stream_costs_nothing() {
+    let ch = Channel::start().await;
+    ch.provisioned().await;
+    ch.event("call.live_started", json!({})).await;
+    ch.until_live(true).await;
+    // The provider stalls the playlist read viewerToken makes while live.
+    ch.stream.stall_path(
+        "/api/v2/video/call/livestream/channel",
+        std::time::Duration::from_secs(30),
+        1,
+    );
+    let mut r = ch
+        .app
+        .http
+        .get(ch.url("/api/trpc/stream.isLive,stream.viewerToken?batch=1&input=%7B%7D"))
+        .header("trpc-accept", "application/jsonl")
+        .send()
+        .await
+        .unwrap();
+    let head = r.chunk().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&head).starts_with(r#"{"0":"#));
+    drop(r);
+    // Nothing the dropped call held is stuck: the next one answers at once.
+    let started = std::time::Instant::now();
+    let again = ch.query("stream.viewerToken", None).await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(
+        !ch.app
+            .metrics()
+            .await
+            .contains("keel_http_body_panics_total{"),
+        "no panic"
+    );
+}

@@ -222,3 +222,20 @@ async fn an_api_that_does_not_answer_in_time_gives_504() {
     assert_eq!((r.status, r.code()), (504, "GATEWAY_TIMEOUT"), "{}", r.text);
     held.abort();
 }
+
+#[tokio::test]
+async fn a_streamed_trpc_batch_comes_through_the_web_origin_unbuffered() {
+    let ch = Channel::with_web(&[]).await;
+    let r = ch
+        .app
+        .http
+        .get(ch.web("/api/trpc/stream.isLive?batch=1&input=%7B%7D"))
+        .header("trpc-accept", "application/jsonl")
+        .header("accept-encoding", "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("content-encoding").is_none());
+    assert_eq!(r.text().await.unwrap(), crate::trpc::ISLIVE_JSONL);
+}

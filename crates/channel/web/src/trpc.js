@@ -25,8 +25,10 @@ async function answer(res, plain) {
     throw new ApiError(`The server answered ${res.status}`, 'INTERNAL_SERVER_ERROR', res.status);
   }
   if (body && body.error) {
-    const data = body.error.data || {};
-    throw new ApiError(body.error.message || 'Something went wrong', data.code, res.status);
+    // tRPC runs the error shape through the transformer too.
+    const error = (plain ? body.error : unwrap(body.error)) || {};
+    const data = error.data || {};
+    throw new ApiError(error.message || 'Something went wrong', data.code, res.status);
   }
   return plain ? body : unwrap(body?.result?.data);
 }

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::CompressionLevel;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::OpenApi;
@@ -76,7 +77,11 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         ))
         .layer(CatchPanicLayer::custom(layers::panic_response(render)))
         .layer(middleware::from_fn_with_state(app.name, layers::metrics))
-        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(4)))
+        .layer(
+            CompressionLayer::new()
+                .quality(CompressionLevel::Precise(4))
+                .compress_when(DefaultPredicate::new().and(not_streaming)),
+        )
         .layer(middleware::from_fn_with_state(
             app.name,
             body_guard::guard_bodies,
@@ -84,6 +89,24 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         .layer(TraceLayer::new_for_http().make_span_with(layers::span_for(app.name)))
         .layer(PropagateRequestIdLayer::new(layers::REQUEST_ID))
         .layer(SetRequestIdLayer::new(layers::REQUEST_ID, MakeRequestUuid))
+}
+
+/// Marks a response that streams what becomes ready (tRPC's JSONL batch):
+/// it is not compressed, since a compressor holds back each line until it
+/// has enough to fill a block, and proxies are asked not to buffer it
+/// (nginx reads this header).
+pub const STREAMING: (http::HeaderName, http::HeaderValue) = (
+    http::HeaderName::from_static("x-accel-buffering"),
+    http::HeaderValue::from_static("no"),
+);
+
+fn not_streaming(
+    _: http::StatusCode,
+    _: http::Version,
+    headers: &http::HeaderMap,
+    _: &http::Extensions,
+) -> bool {
+    !headers.contains_key(&STREAMING.0)
 }
 
 fn openapi_json(name: &str, mut doc: OpenApi) -> String {

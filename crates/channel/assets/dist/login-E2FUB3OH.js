@@ -1,0 +1,1 @@
+import{c as s,h as i,i as a}from"./chunk-RAQCKC3C.js";var n=document.getElementById("login-form");n?.addEventListener("submit",t=>{t.preventDefault();let o=a(n);i(t.submitter,async()=>{await s("/api/auth/sign-in",{email:o.email,password:o.password}),window.location.assign("/dashboard")})});
