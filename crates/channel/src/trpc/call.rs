@@ -205,10 +205,7 @@ pub async fn handle(
     if jsonl {
         // Mutations finish before the head goes out, so the cookies they
         // set (a sign-in by setup.complete) are in its headers.
-        let done = outcomes
-            .into_iter()
-            .map(|o| std::future::ready(o))
-            .collect();
+        let done = outcomes.into_iter().map(std::future::ready).collect();
         return wire::jsonl(&state, done, &cookies);
     }
     let outcomes = outcomes.into_iter().map(|(_, o)| o).collect();
