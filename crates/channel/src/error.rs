@@ -47,7 +47,7 @@ pub struct Trpc;
 pub type Error = ApiError<Trpc>;
 
 #[derive(Serialize, utoipa::ToSchema)]
-pub struct Envelope {
+pub struct ErrorBody {
     pub error: ErrorShape,
 }
 
@@ -95,7 +95,7 @@ impl WireShape for Trpc {
     }
 
     fn body(status: StatusCode, code: &str, message: &str, data: &Map<String, Value>) -> Value {
-        serde_json::to_value(Envelope {
+        serde_json::to_value(ErrorBody {
             error: ErrorShape {
                 message: message.to_owned(),
                 code: rpc_code(code),

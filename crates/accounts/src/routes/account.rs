@@ -71,6 +71,7 @@ pub async fn start_two_factor(
 }
 
 #[derive(Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CodeBody {
     /// The code from the authenticator app.
     #[serde(default, deserialize_with = "lenient_string")]

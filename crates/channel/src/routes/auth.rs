@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, same_origin, session_cookie};
 use crate::domain::owner;
-use crate::error::{Envelope, Error, trpc};
+use crate::error::{Error, ErrorBody, trpc};
 use crate::input::Body;
 use crate::state::AppState;
 
@@ -70,9 +70,9 @@ const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute"
     request_body = SignIn,
     responses(
         (status = 200, description = "Signed in; Set-Cookie: channel_session", body = Session),
-        (status = 401, description = "UNAUTHORIZED: wrong email or password", body = Envelope),
-        (status = 403, description = "FORBIDDEN: cross-site", body = Envelope),
-        (status = 429, description = "TOO_MANY_REQUESTS", body = Envelope),
+        (status = 401, description = "UNAUTHORIZED: wrong email or password", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
+        (status = 429, description = "TOO_MANY_REQUESTS", body = ErrorBody),
     ))]
 pub async fn sign_in(
     State(state): State<AppState>,
@@ -123,11 +123,11 @@ pub struct SignedOut {
 }
 
 /// End this session (server-side too); clears the cookie.
-#[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth",
+#[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth", security(("session" = [])),
     responses(
         (status = 200, body = SignedOut),
-        (status = 401, description = "UNAUTHORIZED: not signed in", body = Envelope),
-        (status = 403, description = "FORBIDDEN: cross-site", body = Envelope),
+        (status = 401, description = "UNAUTHORIZED: not signed in", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
     ))]
 pub async fn sign_out(
     State(state): State<AppState>,
@@ -142,7 +142,7 @@ pub async fn sign_out(
 }
 
 /// Who is signed in (`owner` is `null` when nobody is).
-#[utoipa::path(get, path = "/api/auth/session", tag = "auth",
+#[utoipa::path(get, path = "/api/auth/session", tag = "auth", security((), ("session" = [])),
     responses((status = 200, body = Session)))]
 pub async fn session(MaybeOwner(o, _): MaybeOwner) -> Json<Session> {
     Json(Session {

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use crate::auth::OwnerOnly;
 use crate::domain::channel::logo_url;
 use crate::domain::logo::{self, LogoError, MAX_BYTES};
-use crate::error::{Envelope, Error, trpc};
+use crate::error::{Error, ErrorBody, trpc};
 use crate::state::AppState;
 
 /// The upload's whole body may be this much over the image's limit.
@@ -61,15 +61,15 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> Error {
 
 /// Upload a new logo: judged by its content, scaled to fit 512×512,
 /// stored as PNG without metadata.
-#[utoipa::path(post, path = "/api/upload/logo", tag = "logo",
+#[utoipa::path(post, path = "/api/upload/logo", tag = "logo", security(("session" = [])),
     request_body(content = LogoForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, body = Uploaded),
-        (status = 400, description = "BAD_REQUEST: not an image, or no file", body = Envelope),
-        (status = 401, description = "UNAUTHORIZED", body = Envelope),
-        (status = 403, description = "FORBIDDEN: cross-site", body = Envelope),
-        (status = 413, description = "PAYLOAD_TOO_LARGE: over 2 MiB", body = Envelope),
-        (status = 415, description = "UNSUPPORTED_MEDIA_TYPE: not PNG, JPEG, GIF or WebP", body = Envelope),
+        (status = 400, description = "BAD_REQUEST: not an image, or no file", body = ErrorBody),
+        (status = 401, description = "UNAUTHORIZED", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
+        (status = 413, description = "PAYLOAD_TOO_LARGE: over 2 MiB", body = ErrorBody),
+        (status = 415, description = "UNSUPPORTED_MEDIA_TYPE: not PNG, JPEG, GIF or WebP", body = ErrorBody),
     ))]
 pub async fn upload(
     State(state): State<AppState>,
@@ -111,7 +111,7 @@ pub async fn upload(
     responses(
         (status = 200, description = "image/png", content_type = "image/png"),
         (status = 304, description = "Not modified"),
-        (status = 404, description = "NOT_FOUND", body = Envelope),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
 pub async fn get(
     State(state): State<AppState>,

@@ -11,6 +11,7 @@ mod webhook;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
+use keel_platform::http::openapi::{KeyAuth, KeyIn};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
 use utoipa::OpenApi;
@@ -18,9 +19,31 @@ use utoipa::OpenApi;
 use crate::state::AppState;
 use crate::trpc;
 
+/// The owner's session cookie (sign-in and `setup.complete` set it).
+pub const SESSION: KeyAuth = KeyAuth {
+    name: "session",
+    key_in: KeyIn::Cookie,
+    key: crate::auth::COOKIE_NAME,
+    description: "The owner's session; a change must also come from the channel's own origin",
+};
+/// The provider's webhook: its key and its body's signature.
+const WEBHOOK_KEY: KeyAuth = KeyAuth {
+    name: "webhook_key",
+    key_in: KeyIn::Header,
+    key: "X-Api-Key",
+    description: "The GetStream app's API key",
+};
+const WEBHOOK_SIGNATURE: KeyAuth = KeyAuth {
+    name: "webhook_signature",
+    key_in: KeyIn::Header,
+    key: "X-Signature",
+    description: "Hex HMAC-SHA256 of the raw (uncompressed) body with the API secret",
+};
+
 #[derive(OpenApi)]
 #[openapi(
-    components(schemas(crate::error::Envelope)),
+    modifiers(&SESSION, &WEBHOOK_KEY, &WEBHOOK_SIGNATURE),
+    components(schemas(crate::error::ErrorBody)),
     tags(
         (name = "trpc", description = "tRPC procedures (GET queries with ?input=, POST mutations; ?batch=1)"),
         (name = "auth", description = "The owner's session cookie"),

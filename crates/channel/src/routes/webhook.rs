@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::domain::webhook::{self, Effect, Outcome, WebhookError};
-use crate::error::{Envelope, Error, trpc};
+use crate::error::{Error, ErrorBody, trpc};
 use crate::input::RawBody;
 use crate::state::AppState;
 
@@ -27,17 +27,16 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// A provider event (`call.live_started`, the end of a stream, viewer
 /// counts); signed with the API secret.
 #[utoipa::path(post, path = "/api/webhooks/stream", tag = "webhooks",
+    security(("webhook_key" = [], "webhook_signature" = [])),
     params(
-        ("X-Signature" = String, Header, description = "hex HMAC-SHA256 of the raw (uncompressed) body with the API secret"),
-        ("X-Api-Key" = String, Header, description = "The app's API key"),
         ("X-Webhook-Id" = Option<String>, Header, description = "The same on every retry of one delivery"),
     ),
     request_body(content = Object, description = "The provider's event JSON (may be gzip)"),
     responses(
         (status = 200, body = Received),
-        (status = 400, description = "BAD_REQUEST: not JSON", body = Envelope),
-        (status = 401, description = "UNAUTHORIZED: key or signature wrong or missing; nothing changed", body = Envelope),
-        (status = 412, description = "PRECONDITION_FAILED: the provider is not configured", body = Envelope),
+        (status = 400, description = "BAD_REQUEST: not JSON", body = ErrorBody),
+        (status = 401, description = "UNAUTHORIZED: key or signature wrong or missing; nothing changed", body = ErrorBody),
+        (status = 412, description = "PRECONDITION_FAILED: the provider is not configured", body = ErrorBody),
     ))]
 pub async fn stream(
     State(state): State<AppState>,

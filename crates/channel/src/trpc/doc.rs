@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{ObjectBuilder, Schema};
+use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
 use super::{Access, Kind, Procedures};
@@ -34,6 +35,24 @@ impl Shapes {
     }
 }
 
+/// The client errors a procedure can answer besides its own.
+fn errors(p: &super::Procedure) -> Vec<(&'static str, &'static str)> {
+    let mut out = vec![(
+        "405",
+        "METHOD_NOT_SUPPORTED: a query by POST or a mutation by GET",
+    )];
+    if p.doc.input.is_some() {
+        out.push(("400", "BAD_REQUEST (naming the field) or PARSE_ERROR"));
+    }
+    if p.access == Access::Owner {
+        out.push(("401", "UNAUTHORIZED: not signed in as the owner"));
+    }
+    if p.kind == Kind::Mutation {
+        out.push(("403", "FORBIDDEN: a change from another site"));
+    }
+    out
+}
+
 /// Adds every procedure to `doc`.
 pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
     for p in procedures.iter() {
@@ -51,6 +70,13 @@ pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
             Access::Owner => "The signed-in owner (UNAUTHORIZED otherwise).",
         };
         let mut op = OperationBuilder::new()
+            .securities(Some(match p.access {
+                Access::Public => Vec::new(),
+                Access::Owner => vec![SecurityRequirement::new(
+                    crate::routes::SESSION.name,
+                    Vec::<String>::new(),
+                )],
+            }))
             .tag("trpc")
             .operation_id(Some(p.name))
             .summary(Some(p.summary))
@@ -68,10 +94,21 @@ pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
                 ResponseBuilder::new().description("A tRPC error").content(
                     "application/json",
                     ContentBuilder::new()
-                        .schema(Some(Ref::from_schema_name("Envelope")))
+                        .schema(Some(Ref::from_schema_name("ErrorBody")))
                         .build(),
                 ),
             );
+        for (status, what) in errors(p) {
+            op = op.response(
+                status,
+                ResponseBuilder::new().description(what).content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("ErrorBody")))
+                        .build(),
+                ),
+            );
+        }
         let method = match (p.kind, &p.doc.input) {
             (Kind::Query, input) => {
                 if let Some(schema) = input {

@@ -132,9 +132,9 @@ fn failure(path: &str, e: Error) -> Response {
     params(("path" = String, Path, description = "Any channel-api path (every method is forwarded)")),
     responses(
         (status = 200, description = "channel-api's answer, as it gave it"),
-        (status = 413, description = "PAYLOAD_TOO_LARGE: the body is over the limit", body = crate::error::Envelope),
-        (status = 502, description = "BAD_GATEWAY: channel-api is unreachable", body = crate::error::Envelope),
-        (status = 504, description = "GATEWAY_TIMEOUT: channel-api took too long", body = crate::error::Envelope),
+        (status = 413, description = "PAYLOAD_TOO_LARGE: the body is over the limit", body = crate::error::ErrorBody),
+        (status = 502, description = "BAD_GATEWAY: channel-api is unreachable", body = crate::error::ErrorBody),
+        (status = 504, description = "GATEWAY_TIMEOUT: channel-api took too long", body = crate::error::ErrorBody),
     ))]
 pub async fn forward(
     State(state): State<WebState>,

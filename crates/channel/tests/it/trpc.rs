@@ -262,7 +262,20 @@ async fn every_procedure_and_route_is_in_the_openapi_document() {
     ] {
         assert!(paths.contains_key(p), "{p}");
     }
-    assert!(doc["components"]["schemas"]["Envelope"].is_object());
+    assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
+    // Who may call what is declared per operation.
+    assert_eq!(
+        paths["/api/trpc/stream.credentials"]["get"]["security"],
+        json!([{"session": []}])
+    );
+    assert_eq!(
+        paths["/api/trpc/stream.isLive"]["get"]["security"],
+        json!([])
+    );
+    assert_eq!(
+        paths["/api/webhooks/stream"]["post"]["security"],
+        json!([{"webhook_key": [], "webhook_signature": []}])
+    );
 }
 
 /// A request with `trpc-accept: application/jsonl` from a client that

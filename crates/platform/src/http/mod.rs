@@ -115,6 +115,7 @@ fn openapi_json(name: &str, mut doc: OpenApi) -> String {
         .version(env!("CARGO_PKG_VERSION"))
         .description(Some(format!("The {name} service of keel.")))
         .build();
+    openapi::finish(&mut doc);
     doc.to_json().unwrap_or_else(|e| {
         tracing::error!(error = %e, "cannot serialise the OpenAPI document");
         "{}".to_owned()

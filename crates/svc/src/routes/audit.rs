@@ -36,7 +36,7 @@ pub struct AuditPage {
 }
 
 /// The audit log, newest first.
-#[utoipa::path(get, path = "/admin/audit", tag = "admin",
+#[utoipa::path(get, path = "/admin/audit", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(Paging),
     responses((status = 200, body = AuditPage), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn audit_log(

@@ -79,10 +79,9 @@ pub struct FieldsResponse {
 }
 
 /// The field list of an allow-listed form.
-#[utoipa::path(get, path = "/forms/{form_id}/fields", tag = "forms",
+#[utoipa::path(get, path = "/forms/{form_id}/fields", tag = "forms", security(("app_check" = [])),
     params(
         ("form_id" = String, Path, description = r"Matches ^\d+(?::(?:\d+|[a-f0-9-]{36}))?$"),
-        ("X-Vendor-AppCheck" = String, Header, description = "App Check token"),
     ),
     responses(
         (status = 200, description = "Sent with Cache-Control: private, no-store", body = FieldsResponse),
@@ -131,10 +130,9 @@ pub struct SubmitBody {
 }
 
 /// Submit values to an allow-listed form.
-#[utoipa::path(post, path = "/submit/{form_id}", tag = "forms",
+#[utoipa::path(post, path = "/submit/{form_id}", tag = "forms", security(("app_check" = [])),
     params(
         ("form_id" = String, Path, description = r"Matches ^\d+(?::(?:\d+|[a-f0-9-]{36}))?$"),
-        ("X-Vendor-AppCheck" = Option<String>, Header, description = "App Check token (or body app_check_token)"),
     ),
     request_body(description = "JSON, or a form with bracketed keys (fields[name]=Ada)", content(
         (SubmitBody = "application/json"),

@@ -109,7 +109,7 @@ fn view(u: &crate::entity::user::Model) -> UserView {
 }
 
 /// End the cookie session (needs the nonce).
-#[utoipa::path(post, path = "/admin/logout", tag = "admin",
+#[utoipa::path(post, path = "/admin/logout", tag = "admin", security(("session_cookie" = [], "nonce" = [])),
     responses(
         (status = 200, body = Done),
         (status = 401, body = ErrorBody),

@@ -19,7 +19,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use futures::Stream;
-use keel_platform::http::openapi::HttpAuth;
+use keel_platform::http::openapi::{HttpAuth, KeyAuth, KeyIn};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
 use serde::Serialize;
@@ -30,12 +30,32 @@ use crate::state::AppState;
 
 pub use form_api::APPCHECK_HEADER;
 
-/// How callers authenticate.
+/// How callers authenticate: an admin by application password (HTTP
+/// Basic) or by the session cookie with its nonce; an app by its App Check
+/// token.
 const AUTH: HttpAuth = HttpAuth::basic("app_password");
+const SESSION: KeyAuth = KeyAuth {
+    name: "session_cookie",
+    key_in: KeyIn::Cookie,
+    key: crate::auth::COOKIE_NAME,
+    description: "The admin session POST /admin/login sets; every request with it also needs the nonce",
+};
+const NONCE: KeyAuth = KeyAuth {
+    name: "nonce",
+    key_in: KeyIn::Header,
+    key: "X-Svc-Nonce",
+    description: "The session's nonce (POST /admin/login answers it); or `_wpnonce` in the query string",
+};
+const APP_CHECK: KeyAuth = KeyAuth {
+    name: "app_check",
+    key_in: KeyIn::Header,
+    key: "X-Vendor-AppCheck",
+    description: "A Firebase App Check token of an allowed app (POST /submit also takes the legacy body field `app_check_token`)",
+};
 
 #[derive(OpenApi)]
 #[openapi(
-    modifiers(&AUTH),
+    modifiers(&AUTH, &SESSION, &NONCE, &APP_CHECK),
     tags(
         (name = "forms", description = "Form API (App Check)"),
         (name = "admin", description = "Host-site administration (svc_manage)"),

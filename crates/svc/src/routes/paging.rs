@@ -12,6 +12,7 @@ use utoipa::IntoParams;
 use crate::error::Error;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Paging {
     /// From 1 (default 1).
     page: Option<u64>,

@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorBody};
 use crate::state::AppState;
 
 /// Device and delivery counts.
-#[utoipa::path(get, path = "/stats", tag = "push", security(("app_password" = [])),
+#[utoipa::path(get, path = "/stats", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     responses((status = 200, body = Stats), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn push_stats(
     State(state): State<AppState>,
@@ -23,7 +23,7 @@ pub async fn push_stats(
 }
 
 /// Every device as CSV, streamed.
-#[utoipa::path(get, path = "/devices/export", tag = "push", security(("app_password" = [])),
+#[utoipa::path(get, path = "/devices/export", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     responses(
         (status = 200, description = "text/csv with a header row", content_type = "text/csv"),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
@@ -42,7 +42,7 @@ pub struct ImportForm {
 }
 
 /// Import devices from CSV (multipart field `file`), upserted by push token.
-#[utoipa::path(post, path = "/devices/import", tag = "push", security(("app_password" = [])),
+#[utoipa::path(post, path = "/devices/import", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     request_body(content = ImportForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, body = ImportReport),

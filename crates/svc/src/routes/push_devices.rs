@@ -42,8 +42,7 @@ pub struct Registered {
 }
 
 /// Register a device, or update (and reactivate) a known one.
-#[utoipa::path(post, path = "/register", tag = "push",
-    params(("X-Vendor-AppCheck" = String, Header, description = "App Check token")),
+#[utoipa::path(post, path = "/register", tag = "push", security(("app_check" = [])),
     request_body(description = "JSON, a urlencoded form or multipart form fields", content(
         (RegisterBody = "application/json"),
         (RegisterBody = "application/x-www-form-urlencoded"),
@@ -82,6 +81,7 @@ pub async fn register(
 }
 
 #[derive(Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 pub struct TokenParam {
     /// The device's push token (query string or JSON body).
     push_token: Option<String>,

@@ -76,7 +76,7 @@ pub struct SendAccepted {
 }
 
 /// Send or schedule a notification.
-#[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = [])),
+#[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     request_body(description = "JSON, or a form with bracketed keys (target[push_tokens][]=...)", content(
         (SendBody = "application/json"),
         (SendBody = "application/x-www-form-urlencoded"),
@@ -107,7 +107,7 @@ pub async fn send_notification(
 }
 
 /// A send's progress.
-#[utoipa::path(get, path = "/send/{id}", tag = "push", security(("app_password" = [])),
+#[utoipa::path(get, path = "/send/{id}", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("id" = String, Path)),
     responses(
         (status = 200, body = SendView),
@@ -135,7 +135,7 @@ pub struct Cancelled {
 }
 
 /// Cancel what has not been handed to Expo yet.
-#[utoipa::path(delete, path = "/send/{id}", tag = "push", security(("app_password" = [])),
+#[utoipa::path(delete, path = "/send/{id}", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("id" = String, Path)),
     responses(
         (status = 200, body = Cancelled),

@@ -10,7 +10,7 @@ use crate::input::Body;
 use crate::state::AppState;
 
 /// The site settings.
-#[utoipa::path(get, path = "/admin/settings", tag = "admin",
+#[utoipa::path(get, path = "/admin/settings", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     responses((status = 200, body = SettingsView), (status = 401, body = ErrorBody), (status = 403, description = "rest_forbidden", body = ErrorBody)))]
 pub async fn get_settings(
     State(state): State<AppState>,
@@ -20,7 +20,7 @@ pub async fn get_settings(
 }
 
 /// Change settings (only the given ones); effective at once.
-#[utoipa::path(patch, path = "/admin/settings", tag = "admin",
+#[utoipa::path(patch, path = "/admin/settings", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     request_body = SettingsPatch,
     responses(
         (status = 200, body = SettingsView),

@@ -20,7 +20,7 @@ pub struct FormList {
 }
 
 /// Every form definition.
-#[utoipa::path(get, path = "/admin/forms", tag = "admin",
+#[utoipa::path(get, path = "/admin/forms", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     responses((status = 200, body = FormList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn list_forms(
     State(state): State<AppState>,
@@ -32,7 +32,7 @@ pub async fn list_forms(
 }
 
 /// Create a form.
-#[utoipa::path(post, path = "/admin/forms", tag = "admin",
+#[utoipa::path(post, path = "/admin/forms", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     request_body = FormDef,
     responses(
         (status = 201, body = FormDef),
@@ -59,7 +59,7 @@ pub async fn create_form(
 }
 
 /// One form definition.
-#[utoipa::path(get, path = "/admin/forms/{form_id}", tag = "admin",
+#[utoipa::path(get, path = "/admin/forms/{form_id}", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
     responses((status = 200, body = FormDef), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn get_form(
@@ -74,7 +74,7 @@ pub async fn get_form(
 }
 
 /// Create or replace a form.
-#[utoipa::path(put, path = "/admin/forms/{form_id}", tag = "admin",
+#[utoipa::path(put, path = "/admin/forms/{form_id}", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
     request_body = FormDef,
     responses(
@@ -102,7 +102,7 @@ pub async fn put_form(
 }
 
 /// Delete a form and its submissions.
-#[utoipa::path(delete, path = "/admin/forms/{form_id}", tag = "admin",
+#[utoipa::path(delete, path = "/admin/forms/{form_id}", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
     responses((status = 200, body = Done), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn delete_form(

@@ -38,7 +38,7 @@ pub struct SubmissionPage {
 }
 
 /// A form's submissions, newest first (`X-WP-Total`, `X-WP-TotalPages`).
-#[utoipa::path(get, path = "/admin/forms/{form_id}/submissions", tag = "admin",
+#[utoipa::path(get, path = "/admin/forms/{form_id}/submissions", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path), Paging),
     responses((status = 200, body = SubmissionPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn list_submissions(
@@ -73,7 +73,7 @@ pub async fn list_submissions(
 }
 
 /// A form's submissions as CSV (streamed; formula cells neutralised).
-#[utoipa::path(get, path = "/admin/forms/{form_id}/submissions/export", tag = "admin",
+#[utoipa::path(get, path = "/admin/forms/{form_id}/submissions/export", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
     responses(
         (status = 200, description = "text/csv: id, created_at, app_id, then one column per field", content_type = "text/csv"),

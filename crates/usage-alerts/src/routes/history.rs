@@ -11,10 +11,13 @@ use crate::error::{self, Error, ErrorBody};
 use crate::state::AppState;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Page {
     /// Default 50, at most 500 (larger values are capped).
+    #[param(value_type = Option<u64>, minimum = 0)]
     limit: Option<String>,
     /// Default 0.
+    #[param(value_type = Option<u64>, minimum = 0)]
     offset: Option<String>,
 }
 

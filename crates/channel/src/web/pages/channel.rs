@@ -100,7 +100,7 @@ fn panels(info: &ChannelInfo) -> Markup {
 }
 
 /// The channel page.
-#[utoipa::path(get, path = "/", tag = "pages",
+#[utoipa::path(get, path = "/", tag = "pages", operation_id = "channel_page",
     responses(
         (status = 200, description = "The channel page (HTML): offline or live, with the channel's title, description, profile, panels and link-preview tags", content_type = "text/html"),
         (status = 303, description = "To /setup while no owner exists"),

@@ -136,7 +136,7 @@ fn logo_form(logo: Option<&str>) -> Markup {
 }
 
 /// The dashboard.
-#[utoipa::path(get, path = "/dashboard", tag = "pages",
+#[utoipa::path(get, path = "/dashboard", tag = "pages", operation_id = "dashboard_page",
     responses(
         (status = 200, description = "The owner's dashboard (HTML)", content_type = "text/html"),
         (status = 303, description = "To /setup while no owner exists; to /login when not signed in"),

@@ -10,7 +10,7 @@ use crate::error::PageError;
 use crate::web::WebState;
 
 /// The sign-in page.
-#[utoipa::path(get, path = "/login", tag = "pages",
+#[utoipa::path(get, path = "/login", tag = "pages", operation_id = "login_page",
     responses(
         (status = 200, description = "The sign-in form (HTML)", content_type = "text/html"),
         (status = 303, description = "To /setup while no owner exists; to /dashboard when signed in"),

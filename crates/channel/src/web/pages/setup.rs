@@ -11,7 +11,7 @@ use crate::error::PageError;
 use crate::web::WebState;
 
 /// The set-up wizard.
-#[utoipa::path(get, path = "/setup", tag = "pages",
+#[utoipa::path(get, path = "/setup", tag = "pages", operation_id = "setup_page",
     responses(
         (status = 200, description = "The set-up wizard (HTML): account, channel, provider check", content_type = "text/html"),
         (status = 303, description = "To /dashboard once set-up is done"),
