@@ -158,7 +158,7 @@ pub struct YearlyGoal {
     #[schema(value_type = String, format = DateTime)]
     pub complete_by: DateTime<Utc>,
     /// Empty on creation.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<std::collections::HashMap<String, serde_json::Value>>)]
     pub weekly: serde_json::Value,
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]

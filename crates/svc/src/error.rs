@@ -16,7 +16,7 @@ pub struct ErrorBody {
     pub code: String,
     pub message: String,
     /// Always holds `status`; some errors add more (e.g. `fields`).
-    #[schema(value_type = Object)]
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
     pub data: Map<String, Value>,
 }
 

@@ -31,7 +31,7 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     params(
         ("X-Webhook-Id" = Option<String>, Header, description = "The same on every retry of one delivery"),
     ),
-    request_body(content = Object, description = "The provider's event JSON (may be gzip)"),
+    request_body(content = std::collections::HashMap<String, serde_json::Value>, description = "The provider's event JSON (may be gzip)"),
     responses(
         (status = 200, body = Received),
         (status = 400, description = "BAD_REQUEST: not JSON", body = ErrorBody),

@@ -6,6 +6,7 @@ mod accounts_nodes;
 mod channel_processes;
 mod cli;
 mod error_shapes;
+mod openapi_clients;
 mod process;
 mod push_common;
 mod push_crash;

@@ -123,7 +123,7 @@ pub struct Submitted {
 #[derive(ToSchema)]
 pub struct SubmitBody {
     /// Field id → scalar value.
-    #[schema(value_type = Object)]
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
     fields: Value,
     /// Legacy alternative to the X-Vendor-AppCheck header.
     app_check_token: Option<String>,

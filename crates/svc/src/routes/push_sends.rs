@@ -25,7 +25,7 @@ use crate::state::AppState;
 pub struct SendBody {
     title: String,
     body: String,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     data: Option<Value>,
     /// Default: every active device.
     target: Option<Target>,

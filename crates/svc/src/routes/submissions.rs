@@ -20,7 +20,7 @@ use crate::state::AppState;
 pub struct SubmissionView {
     id: i64,
     form_id: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
     values: Value,
     app_id: String,
     #[serde(with = "millis")]
