@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod api_docs;
 mod channel_page;
 mod dashboard;
 mod screenshots;

@@ -3,6 +3,7 @@
 
 pub mod api_error;
 pub mod body_guard;
+pub mod docs;
 mod drain;
 mod error;
 pub mod health;
@@ -57,6 +58,7 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
     let (router, openapi) = app
         .routes
         .merge(health::routes(readiness))
+        .merge(docs::routes(app.name))
         .split_for_parts();
     let openapi = openapi_json(app.name, openapi);
     router
@@ -67,7 +69,14 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
                 async move { ([(http::header::CONTENT_TYPE, "application/json")], json) }
             }),
         )
-        .fallback(move || async move { render(PlatformError::NotFound) })
+        .fallback(move |uri: http::Uri| async move {
+            // A service without a page of its own links its reference at `/`.
+            if uri.path() == "/" {
+                docs::index(app.name)
+            } else {
+                render(PlatformError::NotFound)
+            }
+        })
         .method_not_allowed_fallback(move || async move { render(PlatformError::MethodNotAllowed) })
         .layer(middleware::from_fn(drain::drain_unread))
         .layer(DefaultBodyLimit::max(cfg.body_limit))
