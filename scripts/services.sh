@@ -50,7 +50,7 @@ keel_ensure_chromium() {
 keel_ensure_test_packages() {
   command -v npm >/dev/null || keel_fail "npm is not installed (Node 18+ is needed for the client-library tests)"
   local dir
-  for dir in crates/channel/tests/trpc-client crates/keel/tests/openapi; do
+  for dir in crates/channel/tests/trpc-client crates/keel/tests/openapi crates/keel/tests/provider-sdks; do
     if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.keel-lock"; then
       echo "installing the npm packages of $dir" >&2
       (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \

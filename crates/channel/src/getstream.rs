@@ -159,6 +159,17 @@ impl GetStream {
         format!("/api/v2/video/call/{CALL_TYPE}/{}", self.cfg.call_id)
     }
 
+    /// Creates (or refreshes) the broadcaster user: the call and the chat
+    /// name it as their creator, and GetStream refuses a creator that does
+    /// not exist. The same body GetStream's server SDK sends for
+    /// `upsertUsers([{id, role, name}])`.
+    pub async fn upsert_broadcaster(&self) -> Result<(), ProviderError> {
+        let body = json!({"users": {BROADCASTER: {"id": BROADCASTER, "role": "user", "name": "The channel"}}});
+        self.request(Method::POST, "/api/v2/users", Some(body))
+            .await
+            .map(|_| ())
+    }
+
     /// Gets the livestream call, creating it (in backstage) if it is new.
     pub async fn get_or_create_call(&self) -> Result<CallInfo, ProviderError> {
         let body = json!({"data": {"created_by_id": BROADCASTER, "custom": {"keel": true}}});

@@ -50,6 +50,17 @@ impl TestAppBuilder {
         self
     }
 
+    /// Sets each `(variable, value)`.
+    #[must_use]
+    pub fn envs<K: AsRef<str>, V: Into<String>>(
+        self,
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        pairs
+            .into_iter()
+            .fold(self, |b, (k, v)| b.env(k.as_ref(), v))
+    }
+
     /// Uses the test Redis, under a key prefix of this test's own.
     #[must_use]
     pub fn redis(self) -> Self {

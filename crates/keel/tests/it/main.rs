@@ -8,6 +8,7 @@ mod cli;
 mod error_shapes;
 mod openapi_clients;
 mod process;
+mod provider_sdks;
 mod push_common;
 mod push_crash;
 mod push_shared_rate;

@@ -1,11 +1,15 @@
-//! The client side of the fake's chat, as a browser uses it: the WebSocket
-//! at `/connect` (`api_key`, `authorization` = a user token, `json` =
-//! `{user_id, ...}`; the first event is `health.check` with the
-//! `connection_id`), and `POST /channels/{type}/{id}/query` with the user
-//! token, which answers the channel's messages and, with `watch: true`,
-//! subscribes the connection to `message.new` events.
+//! The client side of the fake's chat, as GetStream's JS client (npm
+//! `stream-chat`) uses it: the WebSocket at `/connect` (`api_key`, `json` =
+//! `{user_id, user_details, ...}`, and either `stream-auth-type=jwt` with
+//! `authorization` = a user token, or `stream-auth-type=anonymous` with an
+//! empty `authorization`, as `connectAnonymousUser()` connects; the first
+//! event is `health.check` with the `connection_id`), and `POST
+//! /channels/{type}/{id}/query` (a user token, or anonymous for a
+//! `livestream` channel, whose type lets anyone read), which answers the
+//! channel's messages and, with `watch: true`, subscribes the connection to
+//! `message.new` events. Both are recorded as they came.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use axum::Router;
@@ -20,6 +24,45 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::{API_KEY, API_SECRET, Inner, error, lock};
+
+/// A client's chat request as it came: its query parameters (`json`
+/// parsed apart), the headers that matter, and its body.
+#[derive(Debug, Clone)]
+pub struct ChatConnect {
+    pub params: BTreeMap<String, String>,
+    pub json: Value,
+    pub headers: BTreeMap<String, String>,
+    pub body: Value,
+}
+
+impl ChatConnect {
+    fn of(q: &HashMap<String, String>, headers: &HeaderMap, body: &[u8]) -> Self {
+        let params: BTreeMap<String, String> =
+            q.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let json = params
+            .get("json")
+            .and_then(|j| serde_json::from_str(j).ok())
+            .unwrap_or(Value::Null);
+        let headers = [
+            "authorization",
+            "stream-auth-type",
+            "x-stream-client",
+            "content-type",
+        ]
+        .iter()
+        .filter_map(|h| {
+            let v = headers.get(*h)?.to_str().ok()?;
+            Some(((*h).to_owned(), v.to_owned()))
+        })
+        .collect();
+        Self {
+            params,
+            json,
+            headers,
+            body: serde_json::from_slice(body).unwrap_or(Value::Null),
+        }
+    }
+}
 
 /// One open chat connection.
 pub(super) struct Connection {
@@ -47,24 +90,36 @@ fn user_of(token: &str) -> Option<String> {
 async fn connect(
     State(inner): State<Arc<Inner>>,
     Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     if *lock(&inner.chat_down) {
         return error(StatusCode::SERVICE_UNAVAILABLE, -1, "chat is down");
     }
-    let wanted = q
-        .get("json")
-        .and_then(|j| serde_json::from_str::<Value>(j).ok())
-        .and_then(|j| j["user_id"].as_str().map(str::to_owned));
-    let user = q.get("authorization").and_then(|t| user_of(t));
-    let refusal = if q.get("api_key").map(String::as_str) != Some(API_KEY) {
-        Some("api_key not valid")
-    } else if q.get("stream-auth-type").map(String::as_str) != Some("jwt") {
-        Some("stream-auth-type must be jwt")
-    } else if user.is_none() || user != wanted {
-        Some("the token is not valid for this user")
-    } else {
-        None
+    let record = ChatConnect::of(&q, &headers, &[]);
+    let wanted = record.json["user_id"].as_str().map(str::to_owned);
+    lock(&inner.chat_connects).push(record);
+    let auth = q.get("authorization").map(String::as_str).unwrap_or("");
+    let (user, refusal) = match q.get("stream-auth-type").map(String::as_str) {
+        _ if q.get("api_key").map(String::as_str) != Some(API_KEY) => {
+            (None, Some("api_key not valid"))
+        }
+        Some("jwt") => {
+            let user = user_of(auth);
+            let bad = (user.is_none() || user != wanted)
+                .then_some("the token is not valid for this user");
+            (user, bad)
+        }
+        Some("anonymous")
+            if auth.is_empty() && wanted.as_deref().is_some_and(|u| !u.is_empty()) =>
+        {
+            (wanted, None)
+        }
+        Some("anonymous") => (
+            None,
+            Some("an anonymous connection carries a user id and no token"),
+        ),
+        _ => (None, Some("stream-auth-type must be jwt or anonymous")),
     };
     let refusal = refusal.map(str::to_owned);
     ws.on_upgrade(move |socket| session(inner, socket, user.unwrap_or_default(), refusal))
@@ -126,6 +181,7 @@ async fn query(
     if *lock(&inner.chat_down) {
         return error(StatusCode::SERVICE_UNAVAILABLE, -1, "chat is down");
     }
+    lock(&inner.chat_queries).push(ChatConnect::of(&q, &headers, &body));
     let token = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -133,8 +189,24 @@ async fn query(
     if q.get("api_key").map(String::as_str) != Some(API_KEY) {
         return error(StatusCode::UNAUTHORIZED, 2, "api_key not found");
     }
-    let Some(user) = user_of(token) else {
-        return error(StatusCode::UNAUTHORIZED, 5, "token not valid");
+    let anonymous = headers
+        .get("stream-auth-type")
+        .is_some_and(|v| v.as_bytes() == b"anonymous");
+    let user = if anonymous {
+        // A livestream channel lets anyone read it.
+        if kind != "livestream" || !token.is_empty() {
+            return error(
+                StatusCode::FORBIDDEN,
+                17,
+                "anonymous users cannot read this channel",
+            );
+        }
+        q.get("user_id").cloned().unwrap_or_default()
+    } else {
+        match user_of(token) {
+            Some(u) => u,
+            None => return error(StatusCode::UNAUTHORIZED, 5, "token not valid"),
+        }
     };
     let cid = format!("{kind}:{id}");
     let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);

@@ -9,35 +9,41 @@
 //! waits for video; tests look at the page's state, not at pictures).
 
 mod chat;
+mod server;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use hmac::{Hmac, Mac};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
 pub const API_KEY: &str = "fake-stream-key";
 pub const API_SECRET: &str = "fake-stream-secret-0123456789abcdef";
 
-/// A request the fake answered.
+/// A server-side request the fake answered.
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub method: String,
     pub path: String,
+    /// Every query parameter (`api_key` among them).
+    pub query: std::collections::BTreeMap<String, String>,
+    /// `Stream-Auth-Type`.
+    pub auth_type: Option<String>,
+    /// Whether `Authorization` is a server token signed with the secret.
+    pub server_token: bool,
+    /// `X-Stream-Client`, else `User-Agent`.
+    pub client: Option<String>,
     pub body: Value,
 }
 
+pub use chat::ChatConnect;
+
 #[derive(Debug, Clone, Default)]
-struct Call {
+pub(crate) struct Call {
     backstage: bool,
     live: bool,
 }
@@ -59,6 +65,12 @@ pub(crate) struct Inner {
     by_role: Mutex<HashMap<String, i64>>,
     anonymous: Mutex<i64>,
     connections: Mutex<HashMap<String, chat::Connection>>,
+    /// Users by id (`POST /api/v2/users`).
+    users: Mutex<HashMap<String, Value>>,
+    /// Every chat connection's query parameters, and every client channel
+    /// query, as they came.
+    chat_connects: Mutex<Vec<ChatConnect>>,
+    chat_queries: Mutex<Vec<ChatConnect>>,
     /// `message.new` events, oldest first.
     messages: Mutex<Vec<Value>>,
     /// Refuse chat connections and queries (503).
@@ -73,6 +85,7 @@ pub struct FakeStream {
 }
 
 pub(crate) use crate::lock;
+pub(crate) use server::error;
 
 impl FakeStream {
     pub async fn start() -> Self {
@@ -85,10 +98,20 @@ impl FakeStream {
             ..Inner::default()
         });
         let app = Router::new()
-            .route("/api/v2/video/call/{type}/{id}", get(call).post(call))
-            .route("/api/v2/video/call/{type}/{id}/{action}", post(call_action))
-            .route("/api/v2/chat/channels/{type}/{id}/query", post(chat_query))
-            .route("/hls/{id}/playlist.m3u8", get(playlist))
+            .route(
+                "/api/v2/video/call/{type}/{id}",
+                get(server::call).post(server::call),
+            )
+            .route(
+                "/api/v2/video/call/{type}/{id}/{action}",
+                post(server::call_action),
+            )
+            .route(
+                "/api/v2/chat/channels/{type}/{id}/query",
+                post(server::chat_query),
+            )
+            .route("/api/v2/users", post(server::upsert_users))
+            .route("/hls/{id}/playlist.m3u8", get(server::playlist))
             .merge(chat::routes())
             .layer(tower_http::cors::CorsLayer::very_permissive())
             .with_state(inner.clone());
@@ -114,6 +137,26 @@ impl FakeStream {
 
     pub fn requests(&self) -> Vec<Recorded> {
         lock(&self.inner.recorded).clone()
+    }
+
+    /// Forgets the requests recorded so far.
+    pub fn clear_requests(&self) {
+        lock(&self.inner.recorded).clear();
+    }
+
+    /// The users upserted so far, by id.
+    pub fn users(&self) -> HashMap<String, Value> {
+        lock(&self.inner.users).clone()
+    }
+
+    /// Every chat connection a client opened (its `/connect` query).
+    pub fn chat_connects(&self) -> Vec<ChatConnect> {
+        lock(&self.inner.chat_connects).clone()
+    }
+
+    /// Every client-side channel query (`/channels/{type}/{id}/query`).
+    pub fn chat_queries(&self) -> Vec<ChatConnect> {
+        lock(&self.inner.chat_queries).clone()
     }
 
     /// Answers the next requests with these statuses instead.
@@ -205,16 +248,20 @@ impl FakeStream {
         self.try_deliver_raw(url, body, opts).await
     }
 
+    /// `X-Signature` of `body` signed with `secret`: hex HMAC-SHA256.
+    pub fn signature(body: &[u8], secret: &str) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC key");
+        mac.update(body);
+        hex::encode(mac.finalize().into_bytes())
+    }
+
     async fn try_deliver_raw(
         &self,
         url: &str,
         body: Vec<u8>,
         opts: Delivery,
     ) -> Result<reqwest::Response, reqwest::Error> {
-        let secret = opts.secret.unwrap_or(API_SECRET);
-        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC key");
-        mac.update(&body);
-        let signature = hex::encode(mac.finalize().into_bytes());
+        let signature = Self::signature(&body, opts.secret.unwrap_or(API_SECRET));
         let raw = if opts.gzip {
             use std::io::Write;
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -250,205 +297,4 @@ pub struct Delivery {
     pub api_key: Option<&'static str>,
     /// Leave `X-Signature` out.
     pub unsigned: bool,
-}
-
-pub(crate) fn error(status: StatusCode, code: i64, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"code": code, "message": message, "StatusCode": status.as_u16()})),
-    )
-        .into_response()
-}
-
-/// The auth every request needs; `Err` is the answer.
-fn check(
-    inner: &Inner,
-    method: &Method,
-    path: &str,
-    query: &HashMap<String, String>,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<Value, Box<Response>> {
-    let scripted = {
-        let mut by_path = lock(&inner.fail_paths);
-        match by_path.iter().position(|(p, _)| path.contains(p.as_str())) {
-            Some(i) => Some(by_path.remove(i).1),
-            None => {
-                let mut f = lock(&inner.fail);
-                (!f.is_empty()).then(|| f.remove(0))
-            }
-        }
-    };
-    if let Some(status) = scripted {
-        let s = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        return Err(Box::new(error(s, 0, "scripted failure")));
-    }
-    if query.get("api_key").map(String::as_str) != Some(API_KEY) {
-        return Err(Box::new(error(
-            StatusCode::UNAUTHORIZED,
-            2,
-            "api_key not found",
-        )));
-    }
-    let token = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let auth_type = headers
-        .get("stream-auth-type")
-        .and_then(|v| v.to_str().ok());
-    let mut v = Validation::new(Algorithm::HS256);
-    v.required_spec_claims.clear();
-    v.validate_exp = false;
-    let claims =
-        jsonwebtoken::decode::<Value>(token, &DecodingKey::from_secret(API_SECRET.as_bytes()), &v);
-    let server = claims.is_ok_and(|c| c.claims["server"] == true);
-    if auth_type != Some("jwt") || !server {
-        return Err(Box::new(error(
-            StatusCode::UNAUTHORIZED,
-            5,
-            "a server token is required",
-        )));
-    }
-    let body: Value = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(body).unwrap_or(Value::Null)
-    };
-    lock(&inner.recorded).push(Recorded {
-        method: method.to_string(),
-        path: path.to_owned(),
-        body: body.clone(),
-    });
-    Ok(body)
-}
-
-/// Waits as a stall scripted for `path` says.
-async fn stall(inner: &Inner, path: &str) {
-    let hold = {
-        let mut stalls = lock(&inner.stalls);
-        stalls
-            .iter()
-            .position(|(p, _)| path.contains(p.as_str()))
-            .map(|i| stalls.remove(i).1)
-    };
-    if let Some(hold) = hold {
-        tokio::time::sleep(hold).await;
-    }
-}
-
-fn call_json(inner: &Inner, kind: &str, id: &str, c: &Call) -> Value {
-    let session = if c.live {
-        let by_role = lock(&inner.by_role).clone();
-        json!({"participants_count_by_role": by_role, "anonymous_participant_count": *lock(&inner.anonymous)})
-    } else {
-        Value::Null
-    };
-    json!({
-        "cid": format!("{kind}:{id}"),
-        "type": kind,
-        "id": id,
-        "backstage": c.backstage,
-        "ingress": {"rtmp": {"address": format!("rtmps://ingress.fake-stream.test:443/{id}")}},
-        "egress": {"hls": {"playlist_url": if c.live { format!("{}/hls/{id}/playlist.m3u8", inner.base) } else { String::new() }}},
-        "session": session,
-    })
-}
-
-async fn call(
-    State(inner): State<Arc<Inner>>,
-    Path((kind, id)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let path = format!("/api/v2/video/call/{kind}/{id}");
-    stall(&inner, &path).await;
-    if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
-        return *r;
-    }
-    let cid = format!("{kind}:{id}");
-    let mut calls = lock(&inner.calls);
-    let c = if method == Method::POST {
-        calls
-            .entry(cid)
-            .or_insert(Call {
-                backstage: true,
-                live: false,
-            })
-            .clone()
-    } else {
-        match calls.get(&cid) {
-            Some(c) => c.clone(),
-            None => return error(StatusCode::NOT_FOUND, 16, "Can't find call"),
-        }
-    };
-    drop(calls);
-    axum::Json(json!({"call": call_json(&inner, &kind, &id, &c)})).into_response()
-}
-
-async fn call_action(
-    State(inner): State<Arc<Inner>>,
-    Path((kind, id, action)): Path<(String, String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let path = format!("/api/v2/video/call/{kind}/{id}/{action}");
-    stall(&inner, &path).await;
-    if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
-        return *r;
-    }
-    let cid = format!("{kind}:{id}");
-    let mut calls = lock(&inner.calls);
-    let Some(c) = calls.get_mut(&cid) else {
-        return error(StatusCode::NOT_FOUND, 16, "Can't find call");
-    };
-    match action.as_str() {
-        "go_live" => {
-            c.backstage = false;
-            c.live = true;
-        }
-        "stop_live" => {
-            c.backstage = true;
-            c.live = false;
-        }
-        _ => return error(StatusCode::NOT_FOUND, 4, "unknown action"),
-    }
-    let c = c.clone();
-    drop(calls);
-    axum::Json(json!({"call": call_json(&inner, &kind, &id, &c), "duration": "1ms"}))
-        .into_response()
-}
-
-async fn chat_query(
-    State(inner): State<Arc<Inner>>,
-    Path((kind, id)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let path = format!("/api/v2/chat/channels/{kind}/{id}/query");
-    stall(&inner, &path).await;
-    if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
-        return *r;
-    }
-    let cid = format!("{kind}:{id}");
-    let channel = lock(&inner.channels)
-        .entry(cid.clone())
-        .or_insert_with(|| json!({"cid": cid, "type": kind, "id": id}))
-        .clone();
-    axum::Json(json!({"channel": channel, "messages": [], "members": []})).into_response()
-}
-
-/// A live playlist whose one segment is missing: players keep waiting.
-async fn playlist() -> Response {
-    (
-        [("content-type", "application/vnd.apple.mpegurl")],
-        "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2.0,\nsegment0.ts\n",
-    )
-        .into_response()
 }

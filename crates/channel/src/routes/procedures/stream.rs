@@ -78,6 +78,7 @@ fn not_provisioned() -> Error {
 async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
     let s = &ctx.state.stream;
     // Both at the provider first: nothing is stored unless both exist.
+    s.upsert_broadcaster().await?;
     let call = s.get_or_create_call().await?;
     let chat = s.get_or_create_chat().await?;
     let rtmps = call.rtmp_address.ok_or_else(|| {
