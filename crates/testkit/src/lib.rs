@@ -14,6 +14,7 @@ pub mod expo;
 pub mod getstream;
 pub mod jwks;
 mod mail;
+pub mod node;
 mod platform;
 pub mod process;
 pub mod proxy;

@@ -82,3 +82,74 @@ async fn the_chat_shows_messages_as_they_come_with_emotes_and_says_when_it_is_un
     b.wait_text(".messages", "nice").await;
     b.close().await;
 }
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    k.sort();
+    k
+}
+
+#[tokio::test]
+async fn the_pages_chat_connects_as_getstreams_js_client_connects_anonymously() {
+    let site = Site::start().await;
+    site.set_up().await;
+    let b = Browser::start(1280, 900).await;
+    b.goto(&site.page("/")).await;
+    b.wait_text(".chat-status", "No messages yet").await;
+    let page = (
+        site.stream.chat_connects().remove(0),
+        site.stream.chat_queries().remove(0),
+    );
+    b.close().await;
+
+    // stream-chat 9.53 (npm) against a fake of its own.
+    let fake = keel_testkit::FakeStream::start().await;
+    let dir = keel_testkit::node::package("crates/keel/tests/provider-sdks");
+    keel_testkit::node::run_json(
+        &dir,
+        "chat.mjs",
+        &[&fake.url(), keel_testkit::getstream::API_KEY],
+    )
+    .await;
+    let sdk = (
+        fake.chat_connects().remove(0),
+        fake.chat_queries().remove(0),
+    );
+
+    // The WebSocket: the same parameters, the same anonymous auth, the
+    // same payload (the user and request ids are random in both).
+    let (pc, sc) = (&page.0, &sdk.0);
+    assert_eq!(
+        pc.params.keys().collect::<Vec<_>>(),
+        sc.params.keys().collect::<Vec<_>>()
+    );
+    for p in ["stream-auth-type", "authorization", "api_key"] {
+        assert_eq!(pc.params[p], sc.params[p], "{p}");
+    }
+    assert_eq!(keys(&pc.json), keys(&sc.json));
+    assert_eq!(
+        keys(&pc.json["user_details"]),
+        keys(&sc.json["user_details"])
+    );
+    assert_eq!(pc.json["user_details"]["anon"], true);
+    assert_eq!(pc.json["user_id"], pc.json["user_details"]["id"]);
+    // The channel query: the same parameters, headers and body.
+    let (pq, sq) = (&page.1, &sdk.1);
+    assert_eq!(
+        pq.params.keys().collect::<Vec<_>>(),
+        sq.params.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        pq.headers.keys().collect::<Vec<_>>(),
+        sq.headers.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        pq.headers["stream-auth-type"],
+        sq.headers["stream-auth-type"]
+    );
+    assert_eq!(pq.body, sq.body);
+    assert_eq!(pq.params["user_id"], pc.json["user_id"], "the same viewer");
+}

@@ -5,39 +5,14 @@
 //! checks something keel produces (a webhook signature), the SDK's verdict
 //! is what keel's must be.
 
-use std::path::PathBuf;
-
 use keel_testkit::getstream::{API_KEY, API_SECRET, Delivery, Recorded};
 use keel_testkit::{FakeStream, TestApp};
 use serde_json::{Value, json};
 
-fn sdks() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/provider-sdks");
-    assert!(
-        dir.join("node_modules/@stream-io/node-sdk").is_dir(),
-        "the providers' SDKs are not installed: run `npm ci` in {} (scripts/test does)",
-        dir.display()
-    );
-    dir
-}
-
 /// Runs `node <script> <args>` in the SDK package; its JSON output.
 pub async fn node(script: &str, args: &[&str]) -> Value {
-    let out = tokio::process::Command::new("node")
-        .arg(script)
-        .args(args)
-        .current_dir(sdks())
-        .output()
-        .await
-        .expect("run node");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{script}: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(stdout.trim().lines().last().unwrap_or("null"))
-        .unwrap_or_else(|e| panic!("{script} printed no JSON ({e}): {stdout}"))
+    let dir = keel_testkit::node::package("crates/keel/tests/provider-sdks");
+    keel_testkit::node::run_json(&dir, script, args).await
 }
 
 /// What a request is, for comparing: method, path, query keys and the

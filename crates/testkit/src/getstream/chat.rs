@@ -162,7 +162,11 @@ async fn session(
                     None => break,
                 },
                 got = socket.recv() => match got {
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                    Some(Ok(Message::Close(_))) => {
+                        let _ = socket.send(Message::Close(None)).await;
+                        break;
+                    }
+                    Some(Err(_)) | None => break,
                     Some(Ok(_)) => {}
                 },
             }
