@@ -113,6 +113,27 @@ fn url(src: &Source, name: &str, default: &str) -> Result<Url, ConfigError> {
     Ok(u)
 }
 
+/// A Discord webhook URL, pinned to API v10 when it names no version:
+/// Discord hands out `…/api/webhooks/{id}/{token}`, which it serves at its
+/// deprecated default version; discord.js posts to `…/api/v10/webhooks/…`,
+/// and so does keel. A URL naming a version keeps it. The URL is a secret
+/// (its token posts as the webhook), so errors never show it.
+fn discord_webhook(src: &Source, name: &str) -> Result<Option<Secret>, ConfigError> {
+    let Some(raw) = src.secret(name) else {
+        return Ok(None);
+    };
+    let mut u = Url::parse(raw.expose())
+        .map_err(|e| ConfigError::invalid(name, format!("not a URL ({e})")))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(ConfigError::invalid(name, "must be an http(s) URL"));
+    }
+    if let Some(rest) = u.path().strip_prefix("/api/webhooks/") {
+        let versioned = format!("/api/v10/webhooks/{rest}");
+        u.set_path(&versioned);
+    }
+    Ok(Some(Secret::new(u.into())))
+}
+
 fn positive(src: &Source, name: &str, default: usize) -> Result<usize, ConfigError> {
     let n: usize = src.parse_or(name, default)?;
     if n == 0 {
@@ -185,7 +206,7 @@ impl Config {
                 ffz_url: base(src, "KEEL_FFZ_URL", "https://api.frankerfacez.com")?,
             },
             notify: NotifyConfig {
-                webhook_url: src.secret("KEEL_CHANNEL_LIVE_WEBHOOK_URL"),
+                webhook_url: discord_webhook(src, "KEEL_CHANNEL_LIVE_WEBHOOK_URL")?,
                 delay: src.secs_or("KEEL_CHANNEL_LIVE_NOTIFY_DELAY_SECS", Duration::ZERO)?,
                 skip_within: src
                     .secs_or("KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS", Duration::ZERO)?,
@@ -231,4 +252,40 @@ fn base(src: &Source, name: &str, default: &str) -> Result<String, ConfigError> 
         .as_str()
         .trim_end_matches('/')
         .to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn webhook(raw: &str) -> Result<Option<String>, String> {
+        let src = Source::from_pairs([("W", raw)]);
+        discord_webhook(&src, "W")
+            .map(|s| s.map(|s| s.expose().to_owned()))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_webhook_url_as_discord_hands_it_out_is_pinned_to_api_v10() {
+        assert_eq!(
+            webhook("https://discord.com/api/webhooks/1/abc?thread_id=7").unwrap(),
+            Some("https://discord.com/api/v10/webhooks/1/abc?thread_id=7".into())
+        );
+    }
+
+    #[test]
+    fn a_webhook_url_naming_a_version_keeps_it() {
+        assert_eq!(
+            webhook("https://discord.com/api/v9/webhooks/1/abc").unwrap(),
+            Some("https://discord.com/api/v9/webhooks/1/abc".into())
+        );
+    }
+
+    #[test]
+    fn a_webhook_url_that_is_not_one_is_refused_without_showing_it() {
+        let e = webhook("discord.com/api/webhooks/1/s3cret").unwrap_err();
+        assert!(e.contains("W") && !e.contains("s3cret"), "{e}");
+        let e = webhook("ftp://discord.com/api/webhooks/1/s3cret").unwrap_err();
+        assert!(!e.contains("s3cret"), "{e}");
+    }
 }

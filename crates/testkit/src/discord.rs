@@ -1,5 +1,5 @@
-//! A fake Discord webhook receiver: `POST /api/webhooks/{id}/{token}` with
-//! Discord's limits checked (content at most 2000 characters, at most 10
+//! A fake Discord webhook receiver: `POST /api/webhooks/{id}/{token}` (and
+//! `/api/v{n}/webhooks/…`, as discord.js posts) with Discord's limits checked (content at most 2000 characters, at most 10
 //! embeds), scripted answers (429 with `retry_after`, 5xx, 404), and a
 //! record of what was posted.
 
@@ -10,8 +10,8 @@ use std::time::Instant;
 use crate::lock;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::{OriginalUri, Query, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
@@ -22,6 +22,11 @@ pub struct Posted {
     pub body: Value,
     pub at: Instant,
     pub wait: bool,
+    /// The path and query as sent.
+    pub path: String,
+    pub query: String,
+    pub content_type: Option<String>,
+    pub user_agent: Option<String>,
 }
 
 /// What the next post gets instead of success.
@@ -50,6 +55,7 @@ impl FakeDiscord {
         let inner = Arc::new(Inner::default());
         let app = Router::new()
             .route("/api/webhooks/{id}/{token}", post(webhook))
+            .route("/api/{version}/webhooks/{id}/{token}", post(webhook))
             .with_state(inner.clone());
         let addr = crate::serve_on_loopback(app, "fake Discord").await;
         Self { addr, inner }
@@ -76,10 +82,19 @@ impl FakeDiscord {
 
 async fn webhook(
     State(inner): State<Arc<Inner>>,
-    Path((_id, _token)): Path<(String, String)>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
     Query(q): Query<std::collections::HashMap<String, String>>,
     body: Bytes,
 ) -> Response {
+    let version = uri.path().split('/').nth(2).unwrap_or_default();
+    if version != "webhooks" && !matches!(version, "v9" | "v10") {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({"message": "404: Not Found", "code": 0})),
+        )
+            .into_response();
+    }
     let next = {
         let mut s = lock(&inner.script);
         (!s.is_empty()).then(|| s.remove(0))
@@ -121,10 +136,21 @@ async fn webhook(
         body: v.clone(),
         at: Instant::now(),
         wait,
+        path: uri.path().to_owned(),
+        query: uri.query().unwrap_or_default().to_owned(),
+        content_type: header(&headers, "content-type"),
+        user_agent: header(&headers, "user-agent"),
     });
     if wait {
         axum::Json(json!({"id": "1", "content": v["content"]})).into_response()
     } else {
         StatusCode::NO_CONTENT.into_response()
     }
+}
+
+fn header(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
 }

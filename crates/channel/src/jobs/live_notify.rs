@@ -53,6 +53,10 @@ pub fn register(registry: &mut JobRegistry, d: Deps) {
 /// The longest a 429's `retry_after` is waited for before trying again.
 const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// Discord asks HTTP API clients to name themselves `DiscordBot ($url,
+/// $version)`.
+const USER_AGENT: &str = concat!("DiscordBot (keel, ", env!("CARGO_PKG_VERSION"), ")");
+
 /// Discord's limits.
 const CONTENT_MAX: usize = 2000;
 const TITLE_MAX: usize = 256;
@@ -87,6 +91,7 @@ async fn run(d: &Deps, session_id: &str) -> Result<(), JobError> {
         .client()
         .post(url.expose())
         .query(&[("wait", "true")])
+        .header(reqwest::header::USER_AGENT, USER_AGENT)
         .json(&body);
     let resp = d
         .http

@@ -148,3 +148,34 @@ async fn without_a_webhook_url_nothing_is_posted_and_nothing_fails() {
     assert!(ch.discord.posted().is_empty());
     assert!(ch.discord.refused().is_empty());
 }
+
+/// discord.js (@discordjs/rest 2.6.3, pinned in
+/// crates/keel/tests/provider-sdks) is the reference: keel's post and the
+/// library's post of the same message reach the same versioned path with
+/// the same query, content type and body, and both name their client as
+/// Discord asks.
+#[tokio::test]
+async fn the_notification_is_posted_as_discord_js_posts_to_a_webhook() {
+    let ch = Channel::start().await;
+    ch.provisioned().await;
+    ch.event("call.live_started", json!({})).await;
+    let keel = wait_posts(&ch, 1).await.remove(0);
+
+    let dir = keel_testkit::node::package("crates/keel/tests/provider-sdks");
+    let body = keel.body.to_string();
+    let out =
+        keel_testkit::node::run_json(&dir, "discord.mjs", &[&ch.discord.webhook_url(), &body])
+            .await;
+    assert_eq!(out["answer"]["id"], "1", "{out}");
+    let sdk = wait_posts(&ch, 2).await.remove(1);
+
+    assert_eq!(keel.path, "/api/v10/webhooks/123456/token-abc");
+    assert_eq!(keel.path, sdk.path);
+    assert_eq!(keel.query, sdk.query);
+    assert_eq!(keel.body, sdk.body);
+    assert_eq!(keel.content_type, sdk.content_type);
+    for ua in [&keel.user_agent, &sdk.user_agent] {
+        let ua = ua.as_deref().unwrap_or_default();
+        assert!(ua.starts_with("DiscordBot ("), "{ua}");
+    }
+}

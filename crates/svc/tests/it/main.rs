@@ -10,6 +10,7 @@ mod form_bodies;
 mod push_admin;
 mod push_kit;
 mod push_register;
+mod push_sdk;
 mod push_send;
 mod push_transfer;
 mod submit;

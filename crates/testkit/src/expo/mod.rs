@@ -10,7 +10,7 @@
 
 mod wire;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,6 +46,11 @@ pub struct SendRequest {
     pub recipients: usize,
     pub gzipped: bool,
     pub authorization: Option<String>,
+    /// The protocol's headers as sent (accept, accept-encoding,
+    /// content-type, content-encoding, authorization).
+    pub headers: BTreeMap<String, String>,
+    /// The request's first message, as sent.
+    pub first: Value,
 }
 
 #[derive(Default)]
@@ -55,6 +60,7 @@ struct Log {
     /// ticket id → push token
     tickets: HashMap<String, String>,
     receipt_requests: Vec<usize>,
+    receipt_headers: Vec<BTreeMap<String, String>>,
 }
 
 #[derive(Default)]
@@ -189,6 +195,11 @@ impl FakeExpo {
     /// How many ids each receipts request asked for.
     pub fn receipt_requests(&self) -> Vec<usize> {
         lock(&self.inner.log).receipt_requests.clone()
+    }
+
+    /// The protocol's headers of each receipts request.
+    pub fn receipt_headers(&self) -> Vec<BTreeMap<String, String>> {
+        lock(&self.inner.log).receipt_headers.clone()
     }
 
     /// Accepted notifications per push token.

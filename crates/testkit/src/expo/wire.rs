@@ -2,6 +2,7 @@
 //! request bodies (gzip, messages with one or many recipients), the rate
 //! limit and the scripted failures.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -51,6 +52,23 @@ fn body_of(headers: &HeaderMap, raw: &[u8]) -> Result<(Value, bool), &'static st
     serde_json::from_slice(&bytes)
         .map(|v| (v, gzipped))
         .map_err(|_| "the body is not JSON")
+}
+
+/// The headers Expo's protocol is about, lower-cased, as sent.
+fn protocol_headers(headers: &HeaderMap) -> BTreeMap<String, String> {
+    [
+        "accept",
+        "accept-encoding",
+        "content-type",
+        "content-encoding",
+        "authorization",
+    ]
+    .into_iter()
+    .filter_map(|name| {
+        let v = headers.get(name)?.to_str().ok()?;
+        Some((name.to_owned(), v.to_owned()))
+    })
+    .collect()
 }
 
 /// One entry per recipient: (token, message), or why the body is invalid.
@@ -176,6 +194,8 @@ fn accept(inner: &Inner, headers: &HeaderMap, to: &[(String, Value)], gzipped: b
     log.requests.push(SendRequest {
         recipients: to.len(),
         gzipped,
+        headers: protocol_headers(headers),
+        first: to.first().map(|(_, m)| m.clone()).unwrap_or_default(),
         authorization: headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())
@@ -238,6 +258,7 @@ pub(super) async fn receipts(
     let receipt_errors = lock(&inner.receipt_errors).clone();
     let mut log = lock(&inner.log);
     log.receipt_requests.push(ids.len());
+    log.receipt_headers.push(protocol_headers(&headers));
     let mut data = serde_json::Map::new();
     for id in ids.iter().filter_map(Value::as_str) {
         let Some(token) = log.tickets.get(id).filter(|_| ready) else {
