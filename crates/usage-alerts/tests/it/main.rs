@@ -4,6 +4,7 @@
 mod helpers;
 
 mod alerts;
+mod apns_sdk;
 mod auth;
 mod devices;
 mod events;
