@@ -12,7 +12,7 @@ use crate::harness::{MAIN_CHANNEL, OWNER, Quotebot, id};
 const MANAGE_GUILD: u64 = 1 << 5;
 
 /// Sends a command and waits for its answer: (content, ephemeral).
-async fn ask(d: &FakeDiscordBot, who: &Invoker, name: &str, options: Value) -> (String, bool) {
+pub async fn ask(d: &FakeDiscordBot, who: &Invoker, name: &str, options: Value) -> (String, bool) {
     let iid = id();
     assert!(
         d.command(iid, who, name, options),
@@ -37,7 +37,7 @@ async fn ask(d: &FakeDiscordBot, who: &Invoker, name: &str, options: Value) -> (
     )
 }
 
-fn member(guild: u64, permissions: u64) -> Invoker {
+pub fn member(guild: u64, permissions: u64) -> Invoker {
     Invoker {
         user: id(),
         guild: Some(guild),
@@ -46,7 +46,7 @@ fn member(guild: u64, permissions: u64) -> Invoker {
     }
 }
 
-async fn migrated_with_quotes() -> Quotebot {
+pub async fn migrated_with_quotes() -> Quotebot {
     let q = Quotebot::new().await;
     assert_eq!(q.run(&["migrate"]).await.0, 0);
     assert_eq!(q.run(&["db", "seed"]).await.0, 0);

@@ -7,6 +7,7 @@
 mod bot;
 mod config;
 mod database;
+mod discord_js;
 mod harness;
 mod health;
 mod reconcile;

@@ -37,6 +37,9 @@ pub enum Lookup {
 pub struct Message {
     pub channel: u64,
     pub body: Value,
+    pub authorization: Option<String>,
+    pub content_type: Option<String>,
+    pub user_agent: Option<String>,
 }
 
 /// What a test asks one gateway connection to do.
@@ -351,9 +354,18 @@ async fn create_message(
     }
     let n = {
         let mut m = lock(&inner.messages);
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
         m.push(Message {
             channel,
             body: v.clone(),
+            authorization: header("authorization"),
+            content_type: header("content-type"),
+            user_agent: header("user-agent"),
         });
         m.len() as u64
     };
