@@ -46,14 +46,16 @@ async fn provisioning_creates_the_call_and_chat_once_and_stores_their_ids() {
     assert_eq!(
         paths,
         [
+            "POST /api/v2/users",
             "POST /api/v2/video/call/livestream/channel",
             "POST /api/v2/chat/channels/livestream/channel/query",
+            "POST /api/v2/users",
             "POST /api/v2/video/call/livestream/channel",
             "POST /api/v2/chat/channels/livestream/channel/query",
         ]
     );
     assert_eq!(
-        ch.stream.requests()[0].body["data"]["created_by_id"],
+        ch.stream.requests()[1].body["data"]["created_by_id"],
         "channel-owner"
     );
 }

@@ -10,9 +10,11 @@ use axum::extract::Path;
 use axum::http::header::{
     ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE, VARY,
 };
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use rust_embed::RustEmbed;
+
+use super::error::{PlatformError, Render};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -51,7 +53,7 @@ fn page(service: &str) -> String {
 #[utoipa::path(get, path = "/docs", tag = "docs",
     responses((status = 200, description = "The API reference page (HTML)", content_type = "text/html")))]
 pub async fn reference(
-    axum::extract::State(service): axum::extract::State<&'static str>,
+    axum::extract::State((service, _)): axum::extract::State<(&'static str, Render)>,
 ) -> Response {
     (
         [
@@ -78,7 +80,11 @@ fn content_type(name: &str) -> &'static str {
         (status = 200, description = "The file (brotli when accepted)"),
         (status = 404, description = "No such file"),
     ))]
-pub async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
+pub async fn asset(
+    axum::extract::State((_, render)): axum::extract::State<(&'static str, Render)>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let brotli = headers
         .get(ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
@@ -87,7 +93,7 @@ pub async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     let (body, encoded) = match (compressed, Assets::get(&file)) {
         (Some(c), Some(_)) => (c.data, true),
         (_, Some(plain)) if !file.ends_with(".br") => (plain.data, false),
-        _ => return StatusCode::NOT_FOUND.into_response(),
+        _ => return render(PlatformError::NotFound),
     };
     let mut resp = (
         [
@@ -124,9 +130,9 @@ pub fn index(service: &str) -> Response {
 }
 
 /// The reference's routes, documented.
-pub fn routes(service: &'static str) -> OpenApiRouter {
+pub fn routes(service: &'static str, render: Render) -> OpenApiRouter {
     OpenApiRouter::new()
         .routes(routes!(reference))
         .routes(routes!(asset))
-        .with_state(service)
+        .with_state((service, render))
 }

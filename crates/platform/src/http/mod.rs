@@ -58,7 +58,7 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
     let (router, openapi) = app
         .routes
         .merge(health::routes(readiness))
-        .merge(docs::routes(app.name))
+        .merge(docs::routes(app.name, render))
         .split_for_parts();
     let openapi = openapi_json(app.name, openapi);
     router
