@@ -29,7 +29,7 @@ impl WireShape for Wire {
             PlatformError::BadRequest(_) => "BAD_REQUEST",
             PlatformError::Timeout => "REQUEST_TIMEOUT",
             PlatformError::Internal => "INTERNAL_ERROR",
-            PlatformError::Unavailable => "SERVICE_UNAVAILABLE",
+            PlatformError::Unavailable | PlatformError::Starting => "SERVICE_UNAVAILABLE",
             PlatformError::StorageFull => "INSUFFICIENT_STORAGE",
         }
     }

@@ -38,6 +38,7 @@ pub static SERVICE: HttpService = HttpService {
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    render: error::render,
     commands: Some(Commands {
         command: cli::command,
         run: |src, matches| Box::pin(cli::run(src, matches)),

@@ -80,7 +80,9 @@ impl WireShape for Trpc {
             PlatformError::Timeout => "TIMEOUT",
             PlatformError::Internal => "INTERNAL_SERVER_ERROR",
             // tRPC has no 507: the client is told to come back later.
-            PlatformError::Unavailable | PlatformError::StorageFull => "SERVICE_UNAVAILABLE",
+            PlatformError::Unavailable | PlatformError::StorageFull | PlatformError::Starting => {
+                "SERVICE_UNAVAILABLE"
+            }
         }
     }
 

@@ -43,6 +43,7 @@ pub static WEB_SERVICE: HttpService = HttpService {
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Web(Config::from_source(src)?))),
+    render: error::render_web,
     commands: None,
 };
 
@@ -55,6 +56,7 @@ pub static API_SERVICE: HttpService = HttpService {
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Api(Config::from_source(src)?))),
+    render: error::render_api,
     commands: Some(Commands {
         command: cli::command,
         run: |src, matches| Box::pin(cli::run(src, matches)),

@@ -7,6 +7,7 @@ pub mod services;
 use std::net::SocketAddr;
 
 use keel_platform::config::{PlatformConfig, Source, addr};
+use keel_platform::http::SharedListener;
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::migrate::Applied;
 use keel_platform::service::{Build, Service};
@@ -95,7 +96,10 @@ impl Running {
 
 /// Reads configuration, binds every listener, opens storage, migrates,
 /// and starts the named services (all when none), the job worker and the
-/// metrics listener.
+/// metrics listener. From the moment they are bound until the services are
+/// built, the listeners answer `/healthz` 200 and everything else 503
+/// (see [`http::starting`]): a migration waiting on a lock does not fail a
+/// liveness probe.
 pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> {
     let services = services::selection(named).map_err(StartError::Other)?;
     let cfg = PlatformConfig::from_source(src)?;
@@ -109,19 +113,22 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         listeners.push(bind(l.var, &addr(src, l.var, l.default)?).await?);
     }
     let metrics_listener = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
+    let grace = cfg.http.shutdown_grace;
+    let startup = http::Startup::new("opening the database");
+    let early = Early::serve(&services, &listeners, &startup, grace);
     let platform = Platform::connect(cfg).await?;
     if platform.config.migrations.skip {
         tracing::info!("SKIP_MIGRATIONS=true: not migrating");
     } else {
+        startup.set("migrating the database");
         platform
             .migrate(&services::migration_sets(&services))
             .await?;
     }
+    startup.set("starting the services");
     let shutdown = CancellationToken::new();
-    let grace = platform.config.http.shutdown_grace;
     let tasks = Tasks::new();
     tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
-    let mut servers = JoinSet::new();
     let mut registry = JobRegistry::default();
     platform.mailer.register(&mut registry);
     let mut addrs = Vec::with_capacity(services.len());
@@ -131,18 +138,19 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
             local_addr(listener_of(*service)?.var, listener)?,
         ));
     }
-    let mut listening = Vec::with_capacity(services.len());
-    for ((config, listener), (name, addr)) in configs
-        .into_iter()
-        .zip(listeners)
-        .zip(addrs.iter().copied())
-    {
-        let app = config.build(&mut Build {
+    let mut apps = Vec::with_capacity(services.len());
+    for config in configs {
+        apps.push(config.build(&mut Build {
             platform: &platform,
             jobs: &mut registry,
             tasks: &tasks,
             listening: &addrs,
-        })?;
+        })?);
+    }
+    early.stop().await;
+    let mut servers = JoinSet::new();
+    let mut listening = Vec::with_capacity(services.len());
+    for ((app, listener), (name, addr)) in apps.into_iter().zip(listeners).zip(addrs) {
         listening.push(Listening {
             service: name,
             addr,
@@ -179,6 +187,43 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     })
 }
 
+/// The start-up servers on the services' listeners.
+struct Early {
+    stop: CancellationToken,
+    servers: JoinSet<()>,
+}
+
+impl Early {
+    fn serve(
+        services: &[&'static dyn Service],
+        listeners: &[SharedListener],
+        startup: &http::Startup,
+        grace: std::time::Duration,
+    ) -> Self {
+        let stop = CancellationToken::new();
+        let mut servers = JoinSet::new();
+        for (service, listener) in services.iter().zip(listeners) {
+            let (router, listener, token) = (
+                startup.router(service.render()),
+                listener.clone(),
+                stop.clone(),
+            );
+            servers.spawn(async move {
+                if let Err(e) = http::serve(listener, router, token, grace).await {
+                    tracing::warn!(error = %e, "the start-up listener stopped");
+                }
+            });
+        }
+        Self { stop, servers }
+    }
+
+    /// Stops them; the requests they are answering finish first.
+    async fn stop(mut self) {
+        self.stop.cancel();
+        while self.servers.join_next().await.is_some() {}
+    }
+}
+
 fn listener_of(s: &dyn Service) -> Result<keel_platform::service::Listener, StartError> {
     s.listener()
         .ok_or_else(|| StartError::Other(format!("{} has no HTTP listener", s.name())))
@@ -193,15 +238,18 @@ pub async fn migrate(src: &Source, named: &[&str]) -> Result<Vec<Applied>, Start
     applied
 }
 
-async fn bind(var: &str, addr: &SocketAddr) -> Result<TcpListener, StartError> {
-    TcpListener::bind(addr).await.map_err(|e| StartError::Bind {
-        var: var.to_owned(),
-        addr: addr.to_string(),
-        reason: e.to_string(),
-    })
+async fn bind(var: &str, addr: &SocketAddr) -> Result<SharedListener, StartError> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| StartError::Bind {
+            var: var.to_owned(),
+            addr: addr.to_string(),
+            reason: e.to_string(),
+        })?;
+    Ok(SharedListener::new(listener))
 }
 
-fn local_addr(var: &str, listener: &TcpListener) -> Result<SocketAddr, StartError> {
+fn local_addr(var: &str, listener: &SharedListener) -> Result<SocketAddr, StartError> {
     listener.local_addr().map_err(|e| StartError::Bind {
         var: var.to_owned(),
         addr: "?".to_owned(),

@@ -36,7 +36,7 @@ pub struct HttpClient {
 /// error chain without the URL.
 #[derive(Debug, thiserror::Error)]
 pub enum OutboundError {
-    #[error("could not build the HTTP client: {}", describe(.0))]
+    #[error("could not build the HTTP client: {}{}", describe(.0), build_hint(.0))]
     Build(reqwest::Error),
     #[error("request to {host} failed: {}", describe(.source))]
     Request {
@@ -69,6 +69,18 @@ impl OutboundError {
             Self::Build(_) => false,
             Self::Request { source, .. } => is_transient(source),
         }
+    }
+}
+
+/// What to do about a client that could not be built, when keel can tell.
+fn build_hint(e: &reqwest::Error) -> &'static str {
+    if describe(e).contains("No CA certificates") {
+        " (no CA certificates were found: keel trusts the system's roots, \
+         /etc/ssl/certs/ca-certificates.crt on Debian (package ca-certificates); \
+         install them, or point SSL_CERT_FILE at a PEM bundle or SSL_CERT_DIR at a \
+         directory of certificates)"
+    } else {
+        ""
     }
 }
 

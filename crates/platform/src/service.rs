@@ -6,7 +6,7 @@
 use futures::future::BoxFuture;
 
 use crate::config::{ConfigError, Source};
-use crate::http::ServiceApp;
+use crate::http::{Render, ServiceApp};
 use crate::jobs::JobRegistry;
 use crate::migrate::MigrationSet;
 use crate::tasks::Tasks;
@@ -61,6 +61,12 @@ pub trait Service: Sync + 'static {
     /// Reads its configuration; a bad value names its variable.
     fn configure(&self, src: &Source) -> Result<Box<dyn Configured>, ConfigError>;
 
+    /// How it renders the platform's errors (while the process starts,
+    /// before it is built); `None`: plain JSON.
+    fn render(&self) -> Option<Render> {
+        None
+    }
+
     /// Its own subcommand (`keel <name> ...`), if it has one.
     fn command(&self) -> Option<clap::Command> {
         None
@@ -90,6 +96,8 @@ pub struct HttpService {
     pub listener: Listener,
     pub migrations: &'static MigrationSet,
     pub configure: fn(&Source) -> Result<Box<dyn Configured>, ConfigError>,
+    /// Its error shape, as its built app renders the platform's errors.
+    pub render: Render,
     pub commands: Option<Commands>,
 }
 
@@ -108,6 +116,10 @@ impl Service for HttpService {
 
     fn configure(&self, src: &Source) -> Result<Box<dyn Configured>, ConfigError> {
         (self.configure)(src)
+    }
+
+    fn render(&self) -> Option<Render> {
+        Some(self.render)
     }
 
     fn command(&self) -> Option<clap::Command> {

@@ -46,7 +46,7 @@ pub fn command() -> Command {
 
 pub async fn run(_src: &Source, m: &ArgMatches) -> anyhow::Result<String> {
     // The deployment reads no configuration file: the environment only.
-    let src = Source::environment();
+    let src = Source::environment()?;
     match m.subcommand() {
         None => {
             manager::run(Config::from_source(&src)?).await?;

@@ -5,11 +5,17 @@
 //! - `GET /api/health`: 200 `{"status":"ok","checks":{"database":"ok","redis":"ok"}}`
 //!   when both answer within 2 seconds, else 503 with `"status":"unavailable"`
 //!   and the failing check saying what is wrong; it recovers by itself.
+//!   While the process starts (connecting, migrating, which can wait
+//!   minutes on a lock) it is 503 with `"status":"starting"` and
+//!   `checks.startup` saying what it waits for; liveness answers from the
+//!   first moment, before any of that.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use keel_platform::cache::Cache;
@@ -24,13 +30,59 @@ struct Deps {
     cache: Cache,
 }
 
+#[derive(Clone)]
+enum Phase {
+    Starting(String),
+    Ready(Deps),
+}
+
+/// What readiness checks: what the start waits for, then the database and
+/// Redis; cheap to clone.
+#[derive(Clone)]
+pub struct Health(Arc<RwLock<Phase>>);
+
+impl Health {
+    pub fn starting(doing: &str) -> Self {
+        Self(Arc::new(RwLock::new(Phase::Starting(doing.to_owned()))))
+    }
+
+    /// Says what the start waits for now.
+    pub fn doing(&self, what: String) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Phase::Starting(what);
+    }
+
+    /// Started: readiness checks the dependencies from now on.
+    pub fn ready(&self, db: Db, cache: Cache) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Phase::Ready(Deps { db, cache });
+    }
+
+    fn phase(&self) -> Phase {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
 async fn live() -> Response {
     keel_platform::http::Json(json!({"status": "ok"})).into_response()
 }
 
 /// The platform's readiness check (the HTTP services' `/readyz`), without
 /// background tasks: quotebot's cache is always Redis.
-async fn ready(State(d): State<Deps>) -> Response {
+async fn ready(State(h): State<Health>) -> Response {
+    let d = match h.phase() {
+        Phase::Ready(d) => d,
+        Phase::Starting(doing) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                keel_platform::http::Json(
+                    json!({"status": "starting", "checks": {"startup": doing}}),
+                ),
+            )
+                .into_response();
+        }
+    };
     keel_platform::http::health::check(
         &d.db,
         &d.cache,
@@ -41,11 +93,11 @@ async fn ready(State(d): State<Deps>) -> Response {
     .into_response()
 }
 
-pub fn router(db: Db, cache: Cache) -> Router {
+pub fn router(health: Health) -> Router {
     Router::new()
         .route("/api/health/live", get(live))
         .route("/api/health", get(ready))
-        .with_state(Deps { db, cache })
+        .with_state(health)
 }
 
 /// Binds `HOST:PORT`; without `HOST`, the IPv6 wildcard (which takes IPv4

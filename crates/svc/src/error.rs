@@ -29,7 +29,7 @@ impl WireShape for Wire {
             PlatformError::BadRequest(_) => "rest_invalid_json",
             PlatformError::Timeout => "rest_timeout",
             PlatformError::Internal => "internal_server_error",
-            PlatformError::Unavailable => "rest_service_unavailable",
+            PlatformError::Unavailable | PlatformError::Starting => "rest_service_unavailable",
             PlatformError::StorageFull => "rest_insufficient_storage",
         }
     }

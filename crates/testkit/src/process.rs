@@ -119,6 +119,11 @@ impl KeelProcess {
         kill(Pid::from_raw(self.pid()), sig).expect("signal keel");
     }
 
+    /// The exit status, if the process has exited.
+    pub fn try_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
     /// SIGKILL, and waits until the process is gone.
     pub async fn kill(&mut self) {
         self.signal(Signal::SIGKILL);

@@ -41,6 +41,7 @@ pub static SERVICE: HttpService = HttpService {
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    render: error::render,
     commands: None,
 };
 

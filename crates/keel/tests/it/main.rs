@@ -14,6 +14,7 @@ mod push_crash;
 mod push_shared_rate;
 mod secrets;
 mod services;
+mod startup;
 mod svc_cli;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

@@ -11,4 +11,5 @@ mod discord_js;
 mod harness;
 mod health;
 mod reconcile;
+mod startup;
 mod supervision;

@@ -32,15 +32,13 @@ impl Source {
             HashMap::new()
         };
         vars.extend(env);
-        Ok(Self { vars })
+        with_files(vars).map(|vars| Self { vars })
     }
 
     /// The process environment alone, no file (for processes whose
     /// deployment reads no configuration file).
-    pub fn environment() -> Self {
-        Self {
-            vars: std::env::vars().collect(),
-        }
+    pub fn environment() -> Result<Self, ConfigError> {
+        with_files(std::env::vars().collect()).map(|vars| Self { vars })
     }
 
     /// A source holding exactly these pairs (tests, embedding).
@@ -153,6 +151,47 @@ impl Source {
     }
 }
 
+/// The variables that seeds name without keel's prefix and that may come
+/// from a file too.
+const UNPREFIXED: &[&str] = &[
+    "DATABASE_URL",
+    "REDIS_URL",
+    "CHAT_APPLICATION_BOT_TOKEN",
+    "OWNER_ID",
+    "MAIN_CHANNEL_ID",
+];
+
+/// `NAME_FILE` gives `NAME` the contents of that file (a Docker or
+/// Kubernetes secret mounted as a file), as the official PostgreSQL image
+/// does: for every `KEEL_*` variable and the seeds' unprefixed ones. One
+/// trailing line break is dropped. Setting both is an error, and so is a
+/// file that cannot be read (named; its contents never are).
+fn with_files(mut vars: HashMap<String, String>) -> Result<HashMap<String, String>, ConfigError> {
+    let files: Vec<(String, String)> = vars
+        .iter()
+        .filter(|(k, v)| !v.trim().is_empty() && k.as_str() != CONFIG_FILE_VAR)
+        .filter_map(|(k, v)| Some((k.strip_suffix("_FILE")?.to_owned(), v.clone())))
+        .filter(|(name, _)| name.starts_with("KEEL_") || UNPREFIXED.contains(&name.as_str()))
+        .collect();
+    for (name, path) in files {
+        let file_var = format!("{name}_FILE");
+        if vars.get(&name).is_some_and(|v| !v.trim().is_empty()) {
+            return Err(ConfigError::invalid(
+                &file_var,
+                format!("{name} is set too: set one of {name} and {file_var}"),
+            ));
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| ConfigError::invalid(&file_var, format!("cannot read {path}: {e}")))?;
+        let value = text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+            .unwrap_or(&text);
+        vars.insert(name, value.to_owned());
+    }
+    Ok(vars)
+}
+
 fn read_file(path: &Path) -> Result<HashMap<String, String>, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError::invalid(CONFIG_FILE_VAR, format!("{}: {e}", path.display())))?;
@@ -206,6 +245,51 @@ mod tests {
         let s = Source::from_pairs([("KEEL_X", "abc")]);
         let err = s.parse::<u32>("KEEL_X").err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("KEEL_X")));
+    }
+
+    fn files(vars: &[(&str, &str)]) -> Result<HashMap<String, String>, ConfigError> {
+        with_files(
+            vars.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_secret_can_come_from_the_file_its_file_variable_names() -> Result<(), ConfigError> {
+        let dir = tempfile::tempdir().map_err(|e| ConfigError::invalid("T", e.to_string()))?;
+        let path = dir.path().join("token");
+        std::fs::write(&path, "s3cret\n").map_err(|e| ConfigError::invalid("T", e.to_string()))?;
+        let path = path.display().to_string();
+        let vars = files(&[
+            ("CHAT_APPLICATION_BOT_TOKEN_FILE", &path),
+            ("KEEL_SMTP_PASSWORD_FILE", &path),
+        ])?;
+        assert_eq!(vars["CHAT_APPLICATION_BOT_TOKEN"], "s3cret");
+        assert_eq!(vars["KEEL_SMTP_PASSWORD"], "s3cret");
+        let vars = files(&[("SSL_CERT_FILE", &path), ("KEEL_CONFIG_FILE", &path)])?;
+        assert!(!vars.contains_key("SSL_CERT") && !vars.contains_key("KEEL_CONFIG"));
+        Ok(())
+    }
+
+    #[test]
+    fn a_secret_set_twice_or_an_unreadable_file_is_refused_without_its_value() {
+        let err = files(&[
+            ("DATABASE_URL", "postgres://u:pw@h/db"),
+            ("DATABASE_URL_FILE", "/x"),
+        ])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        assert!(
+            err.contains("DATABASE_URL_FILE") && !err.contains("pw"),
+            "{err}"
+        );
+        let err = files(&[("DATABASE_URL_FILE", "/nonexistent/secret")])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("/nonexistent/secret"), "{err}");
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub enum PlatformError {
     Unavailable,
     /// The database's storage is full: 507 with `Retry-After`.
     StorageFull,
+    /// The process is starting (connecting, migrating): 503 with
+    /// `Retry-After`.
+    Starting,
 }
 
 impl PlatformError {
@@ -30,7 +33,7 @@ impl PlatformError {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable | Self::Starting => StatusCode::SERVICE_UNAVAILABLE,
             Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
@@ -48,13 +51,16 @@ impl PlatformError {
                 "The service is unavailable for a moment (its database or cache cannot be reached); try again shortly".to_owned()
             }
             Self::StorageFull => "The server's storage is full; nothing was changed. Try again later".to_owned(),
+            Self::Starting => {
+                "The service is starting (preparing its database); try again shortly".to_owned()
+            }
         }
     }
 
     /// How long a client should wait before trying again, in seconds.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            Self::Unavailable => Some(5),
+            Self::Unavailable | Self::Starting => Some(5),
             Self::StorageFull => Some(60),
             _ => None,
         }

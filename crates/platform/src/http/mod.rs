@@ -11,6 +11,7 @@ pub mod input;
 pub mod json;
 mod layers;
 pub mod openapi;
+pub mod starting;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -19,7 +20,6 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::get;
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::CompressionLevel;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -35,6 +35,7 @@ pub use body_guard::stream_body;
 pub use error::{PlatformError, Render};
 pub use health::Readiness;
 pub use json::{Json, JsonBytes};
+pub use starting::{SharedListener, Startup};
 
 use crate::config::HttpConfig;
 
@@ -134,12 +135,15 @@ fn openapi_json(name: &str, mut doc: OpenApi) -> String {
 /// Serves `router` on `listener` until `shutdown`; then stops accepting,
 /// lets in-flight requests finish for up to `grace`, and returns.
 pub async fn serve(
-    listener: TcpListener,
+    listener: impl Into<SharedListener>,
     router: Router,
     shutdown: CancellationToken,
     grace: Duration,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    // (tap_io gives the shared listener's connections their peer address.)
+    let listener = listener.into().tap_io(|_| {});
     let server = axum::serve(listener, service)
         .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .into_future();

@@ -1,6 +1,6 @@
-//! `keel quotebot`: configuration checked, migrations applied (unless
-//! `SKIP_MIGRATIONS=true`), the health listener up, the shard count looked
-//! up, then one supervised child process per shard. Exit 0 on a stop
+//! `keel quotebot`: configuration checked, the health listener up (liveness
+//! at once), the database and Redis reached and migrations applied (unless
+//! `SKIP_MIGRATIONS=true`; see [`start`]), the shard count looked up, then one supervised child process per shard. Exit 0 on a stop
 //! asked for; non-zero, after `fatal_wait`, on a fatal shard error, a
 //! failed spawn or shard-count lookup; non-zero at once when shards die
 //! too often. SIGTERM: shards get `shard_watchdog` to close, are killed at
@@ -8,15 +8,14 @@
 
 pub mod children;
 pub mod lookup;
+mod start;
 pub mod supervisor;
 
-use std::time::Duration;
-
-use keel_platform::cache::Cache;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::{db, health, signals};
+use crate::health::{self, Health};
+use crate::signals;
 use supervisor::{Outcome, Supervisor};
 
 /// Key prefix of everything quotebot keeps in Redis.
@@ -24,22 +23,16 @@ pub const REDIS_PREFIX: &str = "quotebot:";
 
 pub async fn run(cfg: Config) -> anyhow::Result<()> {
     keel_platform::outbound::install_crypto_provider();
-    let conn = db::connect(&cfg.db).await?;
-    if cfg.db.migrations.skip {
-        tracing::info!("SKIP_MIGRATIONS=true: not migrating");
-    } else {
-        db::migrate(&conn, &cfg.db).await?;
-    }
-    let cache = Cache::redis(&cfg.redis_url, REDIS_PREFIX, Duration::from_secs(5))
-        .await
-        .map_err(|e| anyhow::anyhow!("REDIS_URL: cannot connect: {e}"))?;
+    // The health listener first: liveness answers while the start waits
+    // for the database, a migration lock or Redis.
     let listener = health::bind(cfg.host, cfg.port).await?;
     let addr = listener.local_addr()?;
     println!("health       http://{addr}/api/health");
     let stop = CancellationToken::new();
+    let status = Health::starting("starting");
     let health_task = tokio::spawn(health::serve(
         listener,
-        health::router(conn.clone(), cache),
+        health::router(status.clone()),
         stop.clone(),
     ));
     let watch = stop.clone();
@@ -53,7 +46,14 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
         signals::watchdog(timing.parent_watchdog, "the manager", 1);
         watch.cancel();
     });
-    let result = supervise(&cfg, &stop).await;
+    let result = match start::prepare(&cfg, &status, &stop).await {
+        Ok(Some((conn, cache))) => {
+            status.ready(conn, cache);
+            supervise(&cfg, &stop).await
+        }
+        Ok(None) => Ok(()),
+        Err(e) => Err(e),
+    };
     stop.cancel();
     let _ = health_task.await;
     result

@@ -1,0 +1,136 @@
+//! Starting in a container: the listeners answer liveness from the first
+//! moment (a migration waiting on a lock must not fail a liveness probe),
+//! secrets can come from files (`NAME_FILE`), and a missing CA bundle is
+//! named with its fix.
+
+use std::time::Duration;
+
+use keel_platform::sea_orm::{ConnectionTrait, Database, TransactionTrait};
+use keel_testkit::db::TestDb;
+use keel_testkit::process::{KeelProcess, command};
+use serde_json::Value;
+
+use crate::KEEL;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn get(url: &str) -> Option<(u16, Value)> {
+    let r = reqwest::Client::new()
+        .get(url)
+        .timeout(Duration::from_secs(2))
+        .send()
+        .await
+        .ok()?;
+    let status = r.status().as_u16();
+    Some((status, r.json().await.unwrap_or(Value::Null)))
+}
+
+#[tokio::test]
+async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
+    if keel_testkit::db::postgres_url().is_none() {
+        return; // the migration lock is PostgreSQL's
+    }
+    let db = TestDb::postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let key = keel_platform::migrate::advisory_lock_key(db.schema().unwrap());
+    let holder = Database::connect(&db.url).await.unwrap();
+    let txn = holder.begin().await.unwrap();
+    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({key})"))
+        .await
+        .unwrap();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("DATABASE_URL", db.url.clone()),
+        ("KEEL_ACCOUNTS_ADDR", format!("127.0.0.1:{port}")),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+    ]);
+    let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
+    let live = keel_testkit::eventually_async(Duration::from_secs(10), || async {
+        get(&format!("{base}/healthz")).await
+    })
+    .await
+    .unwrap_or_else(|| panic!("no /healthz while migrating:\n{}", p.stderr()));
+    assert_eq!(live.0, 200);
+    let (status, body) = get(&format!("{base}/readyz")).await.unwrap();
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["status"], "starting");
+    assert_eq!(body["checks"]["startup"], "migrating the database");
+    let r = reqwest::get(format!("{base}/account")).await.unwrap();
+    assert_eq!(r.status(), 503);
+    assert_eq!(r.headers()["retry-after"], "5");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(
+        body["code"], "SERVICE_UNAVAILABLE",
+        "accounts' own shape: {body}"
+    );
+
+    txn.rollback().await.unwrap();
+    let ready = keel_testkit::eventually_async(Duration::from_secs(20), || async {
+        get(&format!("{base}/readyz"))
+            .await
+            .filter(|(s, _)| *s == 200)
+    })
+    .await;
+    assert!(ready.is_some(), "ready once migrated:\n{}", p.stderr());
+    let (status, _) = get(&format!("{base}/account")).await.unwrap();
+    assert_eq!(status, 401, "the service's own routes");
+    p.kill().await;
+}
+
+#[tokio::test]
+async fn a_secret_can_come_from_a_file_named_by_its_file_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret-key");
+    // 32 bytes, base64, with the line break an editor or `echo` leaves.
+    std::fs::write(&secret, "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=\n").unwrap();
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("KEEL_SECRET_KEY_FILE", secret.display().to_string()),
+        ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+    ]);
+    let mut p = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "accounts"])).await;
+    p.kill().await;
+
+    env.push(("KEEL_SECRET_KEY", "set twice".to_owned()));
+    let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
+    let status = p.wait(Duration::from_secs(20)).await;
+    assert!(!status.success());
+    let err = p.stderr();
+    assert!(err.contains("KEEL_SECRET_KEY_FILE"), "{err}");
+    assert!(!err.contains("MDEyMzQ1"), "never the secret: {err}");
+}
+
+#[tokio::test]
+async fn without_ca_certificates_keel_says_so_and_how_to_fix_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        (
+            "SSL_CERT_FILE",
+            dir.path().join("none.pem").display().to_string(),
+        ),
+        ("SSL_CERT_DIR", dir.path().display().to_string()),
+        ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+    ]);
+    let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
+    let status = p.wait(Duration::from_secs(20)).await;
+    assert!(!status.success());
+    let err = p.stderr();
+    assert!(
+        err.contains("no CA certificates were found") && err.contains("SSL_CERT_FILE"),
+        "{err}"
+    );
+}
