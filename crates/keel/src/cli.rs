@@ -45,8 +45,10 @@ pub enum Command {
     /// Exit 0 when a GET of URL answers 2xx within 3 seconds, else 1: the
     /// container health check, so the image needs no curl or shell.
     Probe {
-        /// The URL to check, e.g. http://127.0.0.1:3000/api/health/live.
-        url: String,
+        /// The URL to check. Default: quotebot's liveness in this
+        /// container, http://127.0.0.1:$PORT/api/health/live (PORT default
+        /// 3000; HOST instead of 127.0.0.1 when it names one address).
+        url: Option<String>,
     },
 }
 

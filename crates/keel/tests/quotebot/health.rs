@@ -128,14 +128,28 @@ async fn keel_probe_is_the_container_health_check() {
     assert_eq!(probe(dir, &live).await, Some(0));
     assert_eq!(probe(dir, &format!("{}/nope", bot.health)).await, Some(1));
     assert_eq!(probe(dir, "http://127.0.0.1:9/").await, Some(1));
+    // Without a URL it checks this container's PORT, as the image's
+    // HEALTHCHECK does.
+    let port = port_of(&bot.health).to_string();
+    assert_eq!(probe_env(dir, &[("PORT", port)], &[]).await, Some(0));
+    assert_eq!(
+        probe_env(dir, &[("PORT", "9".to_owned())], &[]).await,
+        Some(1)
+    );
 }
 
 async fn probe(dir: &std::path::Path, url: &str) -> Option<i32> {
+    probe_env(dir, &[], &[url]).await
+}
+
+async fn probe_env(dir: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> Option<i32> {
+    let mut a = vec!["probe"];
+    a.extend_from_slice(args);
     let mut p = keel_testkit::process::KeelProcess::spawn(keel_testkit::process::command(
         crate::harness::KEEL,
         dir,
-        &[],
-        &["probe", url],
+        env,
+        &a,
     ));
     p.wait(Duration::from_secs(10)).await.code()
 }

@@ -191,7 +191,7 @@ async fn identify(inner: &Inner, s: &mut Session, socket: &mut WebSocket, d: &Va
         .copied()
         .filter(|g| owner_shard(*g, shard[1]) == shard[0])
         .collect();
-    let addr = lock(&inner.addr).map(|a| a.to_string()).unwrap_or_default();
+    let addr = lock(&inner.advertised).clone();
     let session = format!("session-{}-{}-{}", shard[0], shard[1], s.id);
     s.seq += 1;
     let ready = payloads::ready(&session, &format!("ws://{addr}"), shard, &mine);

@@ -74,7 +74,8 @@ struct Inner {
     ignore_close: Mutex<bool>,
     conns: Mutex<Vec<Conn>>,
     next_conn: Mutex<u64>,
-    addr: Mutex<Option<SocketAddr>>,
+    /// The `host:port` its gateway URLs name.
+    advertised: Mutex<String>,
 }
 
 #[derive(Clone)]
@@ -86,12 +87,39 @@ pub struct FakeDiscordBot {
 impl FakeDiscordBot {
     /// A fake Discord that accepts `token` (sent as `Bot <token>`).
     pub async fn start(token: &str) -> Self {
-        let inner = Arc::new(Inner {
+        let inner = Self::inner(token);
+        let addr = crate::serve_on_loopback(Self::app(&inner), "fake Discord").await;
+        *lock(&inner.advertised) = addr.to_string();
+        Self { addr, inner }
+    }
+
+    /// The fake on `bind`, its gateway URLs naming `advertised`
+    /// (`host:port` as its clients reach it; default the bound address):
+    /// the `fake-discord` process, for the container test.
+    pub async fn start_on(bind: SocketAddr, token: &str, advertised: Option<&str>) -> Self {
+        let inner = Self::inner(token);
+        let listener = tokio::net::TcpListener::bind(bind)
+            .await
+            .expect("bind the fake Discord");
+        let addr = listener.local_addr().expect("fake Discord address");
+        *lock(&inner.advertised) = advertised.map_or_else(|| addr.to_string(), str::to_owned);
+        let app = Self::app(&inner);
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr, inner }
+    }
+
+    fn inner(token: &str) -> Arc<Inner> {
+        Arc::new(Inner {
             token: token.to_owned(),
             shards: Mutex::new(1),
             ..Inner::default()
-        });
-        let app = Router::new()
+        })
+    }
+
+    fn app(inner: &Arc<Inner>) -> Router {
+        Router::new()
             .route("/", get(gateway::upgrade))
             .route("/api/v10/gateway/bot", get(gateway_bot))
             .route("/api/v10/applications/{app}/commands", put(set_commands))
@@ -100,11 +128,9 @@ impl FakeDiscordBot {
                 "/api/v10/interactions/{id}/{token}/callback",
                 post(callback),
             )
+            .route("/_fake/state", get(state))
             .fallback(any(unknown))
-            .with_state(inner.clone());
-        let addr = crate::serve_on_loopback(app, "fake Discord").await;
-        *lock(&inner.addr) = Some(addr);
-        Self { addr, inner }
+            .with_state(inner.clone())
     }
 
     /// The REST base (`KEEL_DISCORD_API_URL`).
@@ -277,7 +303,7 @@ async fn gateway_bot(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Res
         )
             .into_response(),
         None => {
-            let addr = lock(&inner.addr).map(|a| a.to_string()).unwrap_or_default();
+            let addr = lock(&inner.advertised).clone();
             axum::Json(json!({
                 "url": format!("ws://{addr}"),
                 "shards": *lock(&inner.shards),
@@ -286,6 +312,21 @@ async fn gateway_bot(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Res
             .into_response()
         }
     }
+}
+
+/// What the bot did, for a test outside the process (the container test).
+async fn state(State(inner): State<Arc<Inner>>) -> Response {
+    let sessions = lock(&inner.conns)
+        .iter()
+        .filter(|c| c.shard.is_some())
+        .count();
+    axum::Json(json!({
+        "sessions": sessions,
+        "identifies": lock(&inner.identifies).len(),
+        "commands": lock(&inner.commands).len(),
+        "lookups": *lock(&inner.lookups),
+    }))
+    .into_response()
 }
 
 async fn set_commands(
