@@ -42,12 +42,13 @@ pub enum Command {
         #[arg(value_parser = service_names())]
         services: Vec<String>,
     },
-    /// Exit 0 when a GET of URL answers 2xx within 3 seconds, else 1: the
-    /// container health check, so the image needs no curl or shell.
+    /// Exit 0 when a GET of URL (default: this container's keel listener)
+    /// answers 2xx within 3 seconds, else 1: the container health check,
+    /// so the image needs no curl or shell.
     Probe {
-        /// The URL to check. Default: quotebot's liveness in this
-        /// container, http://127.0.0.1:$PORT/api/health/live (PORT default
-        /// 3000; HOST instead of 127.0.0.1 when it names one address).
+        /// The URL to check. Default: any keel listener of this container:
+        /// quotebot's /api/health/live on $PORT (default 3000), else an HTTP
+        /// service's /healthz at its KEEL_*_ADDR.
         url: Option<String>,
     },
 }

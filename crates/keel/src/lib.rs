@@ -2,6 +2,7 @@
 //! function the binary and the test kit share.
 
 pub mod cli;
+pub mod probe;
 pub mod services;
 
 use std::net::SocketAddr;

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Invocation) -> anyhow::Result<()> {
     if let Invocation::Builtin(Command::Probe { url }) = &cli {
-        return probe(url.as_deref()).await;
+        return keel::probe::run(url.as_deref()).await;
     }
     let src = Source::load()?;
     let cfg = PlatformConfig::from_source(&src)?;
@@ -61,39 +61,8 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             println!("{}", service.run_command(&src, &matches).await?);
             Ok(())
         }
-        Invocation::Builtin(Command::Probe { url }) => probe(url.as_deref()).await,
+        Invocation::Builtin(Command::Probe { url }) => keel::probe::run(url.as_deref()).await,
     }
-}
-
-/// `keel probe URL`: one GET, 2xx or an error.
-/// quotebot's liveness URL from `PORT` and `HOST`, as its listener binds.
-fn default_probe_url() -> String {
-    let port = std::env::var("PORT")
-        .ok()
-        .filter(|p| !p.trim().is_empty())
-        .unwrap_or_else(|| "3000".to_owned());
-    let host = std::env::var("HOST")
-        .ok()
-        .and_then(|h| h.trim().parse::<std::net::IpAddr>().ok())
-        .filter(|ip| !ip.is_unspecified())
-        .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
-    let host = match host {
-        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
-        std::net::IpAddr::V4(v4) => v4.to_string(),
-    };
-    format!("http://{host}:{}/api/health/live", port.trim())
-}
-
-async fn probe(url: Option<&str>) -> anyhow::Result<()> {
-    let url = url.map_or_else(default_probe_url, str::to_owned);
-    let url = url.as_str();
-    keel_platform::outbound::install_crypto_provider();
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(3))
-        .build()?;
-    let status = client.get(url).send().await?.status();
-    anyhow::ensure!(status.is_success(), "{url} answered {status}");
-    Ok(())
 }
 
 fn names(services: &[String]) -> Vec<&str> {

@@ -83,6 +83,13 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
     assert!(ready.is_some(), "ready once migrated:\n{}", p.stderr());
     let (status, _) = get(&format!("{base}/account")).await.unwrap();
     assert_eq!(status, 401, "the service's own routes");
+    // The image's HEALTHCHECK (`keel probe`, no URL) finds this listener.
+    let env = [
+        ("PORT", "9".to_owned()),
+        ("KEEL_ACCOUNTS_ADDR", format!("0.0.0.0:{port}")),
+    ];
+    let mut probe = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["probe"]));
+    assert!(probe.wait(Duration::from_secs(10)).await.success());
     p.kill().await;
 }
 
