@@ -54,7 +54,9 @@ impl Platform {
             .await
             .map_err(StartError::Database)?;
         let cache = match &config.redis_url {
-            Some(url) => Cache::redis(url, &config.redis_prefix, Duration::from_secs(5))
+            // Optional to the HTTP services: a Redis away at start is an
+            // outage like any other (served degraded), not a failed start.
+            Some(url) => Cache::redis_or_later(url, &config.redis_prefix, Duration::from_secs(5))
                 .await
                 .map_err(|e| StartError::Redis(e.to_string()))?,
             None => Cache::local(&config.redis_prefix),

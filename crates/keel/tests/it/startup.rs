@@ -141,3 +141,39 @@ async fn without_ca_certificates_keel_says_so_and_how_to_fix_it() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_redis_away_at_start_is_an_outage_served_degraded_not_a_failed_start() {
+    let redis_addr: std::net::SocketAddr = keel_testkit::redis_url()
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let redis = keel_testkit::TcpProxy::start(redis_addr).await;
+    redis.go_down();
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::create(dir.path()).await;
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("DATABASE_URL", db.url.clone()),
+        ("REDIS_URL", format!("redis://{}", redis.addr)),
+        ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+    ]);
+    let mut p = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "accounts"])).await;
+    let readyz = format!("{}/readyz", p.url("accounts"));
+    let (status, body) = get(&readyz).await.unwrap();
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (200, Some("degraded")),
+        "{body}"
+    );
+    redis.come_back();
+    let ok = keel_testkit::eventually_async(Duration::from_secs(20), || async {
+        get(&readyz).await.filter(|(_, b)| b["status"] == "ok")
+    })
+    .await;
+    assert!(ok.is_some(), "Redis used once it answers:\n{}", p.stderr());
+    p.kill().await;
+}

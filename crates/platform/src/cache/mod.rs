@@ -58,12 +58,17 @@ impl Breaker {
     /// `r`, tripping the breaker when it failed.
     fn record<T>(&self, r: Result<T, redis::RedisError>) -> Result<T, CacheError> {
         if r.is_err() {
-            self.open_until.store(
-                Self::now() + millis(BREAK_FOR),
-                std::sync::atomic::Ordering::Relaxed,
-            );
+            self.trip();
         }
         Ok(r?)
+    }
+
+    /// Redis is not asked for [`BREAK_FOR`].
+    fn trip(&self) {
+        self.open_until.store(
+            Self::now() + millis(BREAK_FOR),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 }
 
@@ -116,21 +121,59 @@ impl Cache {
     /// A Redis-backed cache; fails if Redis does not answer in `within`.
     pub async fn redis(url: &Secret, prefix: &str, within: Duration) -> Result<Self, CacheError> {
         let client = redis::Client::open(url.expose())?;
-        // Fail fast while Redis is away instead of holding requests.
-        let config = ConnectionManagerConfig::new()
+        let manager = tokio::time::timeout(
+            within,
+            ConnectionManager::new_with_config(client, Self::manager_config()),
+        )
+        .await
+        .map_err(|_| CacheError::Timeout)??;
+        Ok(Self::with_manager(manager, prefix))
+    }
+
+    /// A Redis-backed cache that starts even while Redis does not answer
+    /// (for services to which Redis is optional): it connects when Redis
+    /// comes, and until then every call fails at once, as in an outage. A
+    /// URL that is not one still fails.
+    pub async fn redis_or_later(
+        url: &Secret,
+        prefix: &str,
+        within: Duration,
+    ) -> Result<Self, CacheError> {
+        match Self::redis(url, prefix, within).await {
+            Ok(cache) => Ok(cache),
+            Err(CacheError::Redis(e)) if e.kind() == redis::ErrorKind::InvalidClientConfig => {
+                Err(CacheError::Redis(e))
+            }
+            Err(e) => {
+                tracing::warn!(
+                    error = %crate::http::api_error::chain(&e),
+                    "Redis does not answer at start: serving without it until it does"
+                );
+                let client = redis::Client::open(url.expose())?;
+                let manager =
+                    ConnectionManager::new_lazy_with_config(client, Self::manager_config())?;
+                let cache = Self::with_manager(manager, prefix);
+                cache.breaker.trip();
+                Ok(cache)
+            }
+        }
+    }
+
+    /// Fail fast while Redis is away instead of holding requests.
+    fn manager_config() -> ConnectionManagerConfig {
+        ConnectionManagerConfig::new()
             .set_response_timeout(Some(Duration::from_secs(3)))
             .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_number_of_retries(2);
-        let manager =
-            tokio::time::timeout(within, ConnectionManager::new_with_config(client, config))
-                .await
-                .map_err(|_| CacheError::Timeout)??;
-        Ok(Self {
+            .set_number_of_retries(2)
+    }
+
+    fn with_manager(manager: ConnectionManager, prefix: &str) -> Self {
+        Self {
             backend: Backend::Redis(manager),
             prefix: prefix.to_owned(),
             degraded: Arc::default(),
             breaker: Breaker::default(),
-        })
+        }
     }
 
     pub fn is_redis(&self) -> bool {
