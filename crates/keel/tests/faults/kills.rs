@@ -47,8 +47,6 @@ async fn a_kill_mid_write_keeps_every_acknowledged_effect_exactly_once() {
     stack.prepare_svc().await;
     channel_owner(first.url("channel-api")).await;
     let token = account(first.url("accounts"), "faultkill").await;
-    let live =
-        keel_testkit::FakeStream::event("call.live_started", "livestream:channel", json!({}));
     let start = Delivery {
         webhook_id: Some("live-start-1".into()),
         ..Default::default()
@@ -61,6 +59,9 @@ async fn a_kill_mid_write_keeps_every_acknowledged_effect_exactly_once() {
         KINDS.iter().all(|k| tally(a, *k).acknowledged >= 30)
     })
     .await;
+    // Made now: the notification is due a second after the event's time.
+    let live =
+        keel_testkit::FakeStream::event("call.live_started", "livestream:channel", json!({}));
     let r = stack
         .stream
         .deliver(&hook(&first), &live, start.clone())
