@@ -148,15 +148,16 @@ bench_keel_pid() { cat "$BENCH_DIR/keel.pid" 2>/dev/null || echo "$KEEL_PID"; }
 bench_reset_peak() { echo 5 > "/proc/$(bench_keel_pid)/clear_refs" 2>/dev/null || true; }
 bench_peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$(bench_keel_pid)/status"; }
 
-# bench_wrk NAME URL [LUA] -> "req/s p50 p99" ; prints wrk's report on stderr.
+# bench_wrk NAME URL [LUA] -> "req/s p50 p99 p99.9" ; prints wrk's report
+# on stderr. LUA runs inside bench/lua/percentiles.lua, which adds p99.9.
 # Then measures /healthz on the same listener at once (BENCH_ADJACENT=0 to
 # skip): this machine's speed drifts by a quarter within minutes, so each
 # row's "% of /healthz" is taken against the /healthz measured beside it.
 bench_wrk() {
-  local url="$2" script_args=()
-  [ -n "${3:-}" ] && script_args=(-s "$3")
+  local url="$2"
   local report
-  report=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency "${script_args[@]}" "$url")
+  report=$(BENCH_LUA="${3:-}" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency \
+    -s bench/lua/percentiles.lua "$url")
   echo "$report" >&2
   local errors
   errors=$(echo "$report" | awk '/Non-2xx or 3xx responses/ {print $NF}')
@@ -170,15 +171,16 @@ bench_wrk() {
     /Requests\/sec/ {rps=$2}
     $1=="50%" {p50=$2}
     $1=="99%" {p99=$2}
-    END {printf "%.0f %s %s", rps, p50, p99}'
+    $1=="p99.9" {p999=$2}
+    END {printf "%.0f %s %s %s", rps, p50, p99, p999}'
 }
 
-# bench_row BACKEND NAME FLOOR "rps p50 p99" [FLOOR_NAME]
+# bench_row BACKEND NAME FLOOR "rps p50 p99 p99.9" [FLOOR_NAME]
 # Against /healthz (no FLOOR_NAME), the /healthz measured beside the row is
 # used when there is one (see bench_wrk), and shown.
 bench_row() {
-  local rps p50 p99 ratio floor=$3 adjacent=""
-  read -r rps p50 p99 <<<"$4"
+  local rps p50 p99 p999 ratio floor=$3 adjacent=""
+  read -r rps p50 p99 p999 <<<"$4"
   if [ -z "${5:-}" ] && [ -s "$BENCH_DIR/adjacent_healthz" ]; then
     floor=$(cat "$BENCH_DIR/adjacent_healthz")
     adjacent=" ($floor beside it)"
@@ -189,7 +191,7 @@ bench_row() {
   else
     ratio="(floor)"
   fi
-  echo "| $1 | $2 | $rps | $p50 | $p99 | $ratio | $(bench_peak_rss) |"
+  echo "| $1 | $2 | $rps | $p50 | $p99 | ${p999:--} | $ratio | $(bench_peak_rss) |"
 }
 
 # A floor straight at PostgreSQL: a pgbench script (bench/sql/NAME.pgbench,
@@ -212,8 +214,8 @@ bench_db_floor() { # backend pgbench-name sqlite-scenario [sqlite arg]
 }
 
 # The floor row and the endpoint's row against it.
-bench_floor_rows() { # backend label floor "rps p50 p99"
-  echo "| $1 | $2 DB floor | $3 | - | - | (floor) | - |"
+bench_floor_rows() { # backend label floor "rps p50 p99 p99.9"
+  echo "| $1 | $2 DB floor | $3 | - | - | - | (floor) | - |"
   bench_row "$1" "$2 vs its DB floor" "$3" "$4" "DB floor"
 }
 

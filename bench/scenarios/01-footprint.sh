@@ -12,7 +12,7 @@ bench_scenario() { # backend floor
   sleep 5
   local after5; after5=$(bench_rss)
   sleep 10
-  echo "| $1 | start, fresh database, to 5 listeners healthy | - | ${first} ms | - | - | idle $idle |"
-  echo "| $1 | restart to 5 listeners healthy | - | ${restart} ms | - | - | idle $after5, settled (15 s) $(bench_rss) |"
-  echo "| $1 | shipped binary (dist: fat LTO, no debug info) | - | - | - | - | $size |"
+  echo "| $1 | start, fresh database, to 5 listeners healthy | - | ${first} ms | - | - | - | idle $idle |"
+  echo "| $1 | restart to 5 listeners healthy | - | ${restart} ms | - | - | - | idle $after5, settled (15 s) $(bench_rss) |"
+  echo "| $1 | shipped binary (dist: fat LTO, no debug info) | - | - | - | - | - | $size |"
 }

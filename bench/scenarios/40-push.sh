@@ -75,19 +75,19 @@ bench_scenario() { # backend floor
   floor_row=$(BENCH_ADJACENT=0 CONNECTIONS=6 bench_wrk expo-floor "http://127.0.0.1:$EXPO_PORT/--/api/v2/push/send" bench/lua/expo-batch.lua)
   read -r floor_rps _ _ <<<"$floor_row"
   floor_msgs=$((floor_rps * 100))
-  echo "| $backend | fake Expo driven directly (6 connections, 100 a request) | $floor_msgs msg/s | - | - | (floor) | - |"
+  echo "| $backend | fake Expo driven directly (6 connections, 100 a request) | $floor_msgs msg/s | - | - | - | (floor) | - |"
 
   local secs rate exact
   bench_fake_expo 600
   bench_reset_peak
   read -r secs rate exact <<<"$(bench_push_send "$auth")"
-  echo "| $backend | push send to $PUSH_DEVICES devices, Expo limit 600/s: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | $(awk -v r="$rate" 'BEGIN {printf "%.0f%%", 100*r/600}') of 600/s | $(bench_peak_rss) |"
+  echo "| $backend | push send to $PUSH_DEVICES devices, Expo limit 600/s: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | - | $(awk -v r="$rate" 'BEGIN {printf "%.0f%%", 100*r/600}') of 600/s | $(bench_peak_rss) |"
 
   bench_relaunch_keel KEEL_EXPO_RATE_PER_SECOND=0
   bench_fake_expo 0
   bench_reset_peak
   read -r secs rate exact <<<"$(bench_push_send "$auth")"
-  echo "| $backend | push send to $PUSH_DEVICES devices, no limit: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | $(awk -v r="$rate" -v f="$floor_msgs" 'BEGIN {printf "%.0f%%", 100*r/f}') of the fake's floor | $(bench_peak_rss) |"
+  echo "| $backend | push send to $PUSH_DEVICES devices, no limit: ${secs}s, each exactly once: $exact | $rate msg/s | - | - | - | $(awk -v r="$rate" -v f="$floor_msgs" 'BEGIN {printf "%.0f%%", 100*r/f}') of the fake's floor | $(bench_peak_rss) |"
   kill "$EXPO_PID" 2>/dev/null; EXPO_PID=""
 
   bench_reset_peak
@@ -95,7 +95,7 @@ bench_scenario() { # backend floor
   t0=$(date +%s.%N)
   lines=$(curl -fsS -u "$auth" "$(bench_url svc /svc/v1/devices/export)" | wc -l)
   t1=$(date +%s.%N)
-  echo "| $backend | GET /devices/export: $((lines - 1)) devices in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2fs", b-a}') | - | - | - | - | $(bench_peak_rss) |"
+  echo "| $backend | GET /devices/export: $((lines - 1)) devices in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2fs", b-a}') | - | - | - | - | - | $(bench_peak_rss) |"
 
   local row
   bench_reset_peak

@@ -139,22 +139,29 @@ fn receipts_at(d: &Delivery, sent: DateTime<Utc>) -> DateTime<Utc> {
     round_up(sent + delay, delay)
 }
 
-/// Which of the messages' devices are active now.
+/// Which of the messages' devices are active now. Looked up by key only:
+/// with `active = true` in the query, SQLite's planner preferred the
+/// (active, device_type) index and walked every active device for each
+/// batch (24 ms a batch at 100,000 devices, the push path's largest cost),
+/// so the flag is read and checked here instead.
 async fn active_tokens(
     db: &Db,
     messages: &[push_message::Model],
 ) -> Result<HashSet<String>, JobError> {
-    let tokens: Vec<String> = push_device::Entity::find()
+    let devices: Vec<(String, bool)> = push_device::Entity::find()
         .select_only()
         .column(push_device::Column::PushToken)
+        .column(push_device::Column::Active)
         .filter(
             push_device::Column::PushToken.is_in(messages.iter().map(|m| m.push_token.as_str())),
         )
-        .filter(push_device::Column::Active.eq(true))
         .into_tuple()
         .all(db.read())
         .await?;
-    Ok(tokens.into_iter().collect())
+    Ok(devices
+        .into_iter()
+        .filter_map(|(token, active)| active.then_some(token))
+        .collect())
 }
 
 /// The stored form of one message's outcome.
