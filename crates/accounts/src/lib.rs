@@ -1,4 +1,4 @@
-//! accounts: account self-service and goals (seed 000), with the login flow
+//! accounts: account self-service and goals, with the login flow
 //! that issues its tokens. See docs/accounts.md.
 
 pub mod auth;
@@ -59,8 +59,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         Some(path) => GeoDb::load(path)?,
         None => GeoDb::empty(),
     };
-    let dummy_hash =
-        keel_platform::password::dummy_hash().map_err(|e| StartError::Other(e.to_string()))?;
+    let dummy_hash = keel_platform::password::dummy_hash().map_err(StartError::other)?;
     let base_path = cfg.path_prefix.clone();
     // SQLite: one node, a short cache. PostgreSQL: several nodes, so only
     // with Redis to share revocations (then a changed user is re-read at

@@ -1,5 +1,5 @@
-//! channel: the live channel web app (channel-web) and its API (channel-api)
-//! (seed 001, second half). See docs/channel.md.
+//! channel: the live channel web app (channel-web) and its API (channel-api).
+//! See docs/channel.md.
 
 pub mod auth;
 pub mod cli;
@@ -67,7 +67,7 @@ struct Web(Config);
 
 impl Configured for Web {
     fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        web::assets::complete(&web::ENTRIES).map_err(StartError::Other)?;
+        web::assets::complete(&web::ENTRIES).map_err(StartError::other)?;
         let Web(cfg) = *self;
         let platform = b.platform;
         let api = api_base(&cfg, b);
@@ -78,7 +78,7 @@ impl Configured for Web {
             limit,
             platform.config.http.trusted_proxies.clone(),
         )
-        .map_err(StartError::Other)?;
+        .map_err(StartError::other)?;
         tracing::info!(api = proxy.base(), "channel-web forwards /api/* there");
         let state = keel_platform::state::Shared::new(web::WebInner::new(
             platform.clone(),
@@ -143,8 +143,7 @@ impl Configured for Api {
             live,
             procedures: routes::procedures::all(),
             playlist: domain::playlist::Playlist::default(),
-            dummy_hash: keel_platform::password::dummy_hash()
-                .map_err(|e| StartError::Other(e.to_string()))?,
+            dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
             trusted: {
                 let mut t = platform.config.http.trusted_proxies.clone();
                 t.extend([

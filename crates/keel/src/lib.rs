@@ -102,7 +102,7 @@ impl Running {
 /// (see [`http::starting`]): a migration waiting on a lock does not fail a
 /// liveness probe.
 pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> {
-    let services = services::selection(named).map_err(StartError::Other)?;
+    let services = services::selection(named).map_err(StartError::other)?;
     let cfg = PlatformConfig::from_source(src)?;
     let mut configs = Vec::with_capacity(services.len());
     let mut listeners = Vec::with_capacity(services.len());
@@ -227,12 +227,12 @@ impl Early {
 
 fn listener_of(s: &dyn Service) -> Result<keel_platform::service::Listener, StartError> {
     s.listener()
-        .ok_or_else(|| StartError::Other(format!("{} has no HTTP listener", s.name())))
+        .ok_or_else(|| StartError::other(format!("{} has no HTTP listener", s.name())))
 }
 
 /// Applies the migrations the named services (all when none) need.
 pub async fn migrate(src: &Source, named: &[&str]) -> Result<Vec<Applied>, StartError> {
-    let services = services::selection(named).map_err(StartError::Other)?;
+    let services = services::selection(named).map_err(StartError::other)?;
     let platform = Platform::connect(PlatformConfig::from_source(src)?).await?;
     let applied = platform.migrate(&services::migration_sets(&services)).await;
     platform.db.clone().close().await;

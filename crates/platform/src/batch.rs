@@ -14,8 +14,8 @@ use futures::FutureExt;
 use std::future::Future;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::http::api_error::{Cause, chain};
-use crate::http::body_guard::panic_text;
+use crate::failure::panic_text;
+use crate::failure::{Cause, chain};
 use crate::tasks::Tasks;
 
 /// Why an item was not written.

@@ -19,8 +19,8 @@ pub enum StartError {
     Config(#[from] ConfigError),
     #[error("DATABASE_URL: cannot open the database: {0}")]
     Database(sea_orm::DbErr),
-    #[error("REDIS_URL: {0}")]
-    Redis(String),
+    #[error("REDIS_URL: cannot use Redis")]
+    Redis(#[source] crate::cache::CacheError),
     #[error(transparent)]
     Migrate(#[from] MigrateError),
     #[error("{var}: cannot listen on {addr}: {reason}")]
@@ -29,8 +29,16 @@ pub enum StartError {
         addr: String,
         reason: String,
     },
-    #[error("{0}")]
-    Other(String),
+    /// Anything else, with its cause.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StartError {
+    /// Any other failure at start, keeping it as the source.
+    pub fn other(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Other(e.into())
+    }
 }
 
 /// Connections and clients shared by every service of the process.
@@ -58,12 +66,11 @@ impl Platform {
             // outage like any other (served degraded), not a failed start.
             Some(url) => Cache::redis_or_later(url, &config.redis_prefix, Duration::from_secs(5))
                 .await
-                .map_err(|e| StartError::Redis(e.to_string()))?,
+                .map_err(StartError::Redis)?,
             None => Cache::local(&config.redis_prefix),
         };
-        let http =
-            HttpClient::new(&config.outbound).map_err(|e| StartError::Other(e.to_string()))?;
-        let mailer = Mailer::new(&config.mail).map_err(|e| StartError::Other(e.to_string()))?;
+        let http = HttpClient::new(&config.outbound).map_err(StartError::other)?;
+        let mailer = Mailer::new(&config.mail).map_err(StartError::other)?;
         Ok(Self {
             config: Arc::new(config),
             db,

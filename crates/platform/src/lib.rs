@@ -10,9 +10,11 @@
 
 pub mod batch;
 pub mod cache;
+pub mod check;
 pub mod config;
 pub mod crypto;
 pub mod db;
+pub mod failure;
 pub mod http;
 pub mod jobs;
 pub mod jwks;

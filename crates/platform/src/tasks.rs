@@ -14,7 +14,7 @@ use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::http::body_guard::panic_text;
+use crate::failure::panic_text;
 
 /// The background tasks of one process; cheap to clone.
 #[derive(Clone, Default)]
@@ -78,12 +78,12 @@ impl Tasks {
     }
 
     /// `Err` naming the tasks that died for good.
-    pub fn health(&self) -> Result<(), String> {
+    pub fn health(&self) -> Result<(), crate::check::Unhealthy> {
         let dead = lock(&self.dead);
         if dead.is_empty() {
             Ok(())
         } else {
-            Err(format!("background task stopped: {}", dead.join(", ")))
+            Err(crate::check::Unhealthy::TasksStopped(dead.clone()))
         }
     }
 
@@ -120,7 +120,7 @@ mod tests {
         tasks.spawn("writer", async { panic!("boom") });
         tasks.shutdown(Duration::from_secs(1)).await;
         assert_eq!(
-            tasks.health(),
+            tasks.health().map_err(|e| e.to_string()),
             Err("background task stopped: writer".to_owned())
         );
     }

@@ -75,7 +75,7 @@ pub async fn run(_src: &Source, m: &ArgMatches) -> anyhow::Result<String> {
                     let added = db::seed(&conn, owner).await?;
                     Ok(format!(
                         "seeded {added} quotes ({} already present)",
-                        crate::quotes::STARTER.len() - added
+                        crate::starter_quotes::STARTER.len() - added
                     ))
                 }
                 Some(("baseline", _)) => baseline::run(&db::connect(&cfg).await?).await,

@@ -8,8 +8,8 @@ use keel_platform::sea_orm::{
 };
 
 use crate::config::DbConfig;
-use crate::quotes::STARTER;
 use crate::schema::{self, guard};
+use crate::starter_quotes::STARTER;
 
 pub async fn connect(cfg: &DbConfig) -> anyhow::Result<Db> {
     Db::connect(&cfg.database)

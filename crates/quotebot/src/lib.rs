@@ -1,4 +1,4 @@
-//! quotebot: the scheduled-quote chat bot runtime (seed 002, third part).
+//! quotebot: the scheduled-quote chat bot runtime.
 //! PostgreSQL and Redis only; run with `keel quotebot ...`, not `keel
 //! serve`. See docs/quotebot.md.
 
@@ -9,11 +9,11 @@ pub mod db;
 pub mod domain;
 pub mod health;
 pub mod manager;
-pub mod quotes;
 pub mod reconcile;
 pub mod schema;
 pub mod shard;
 pub mod signals;
+pub mod starter_quotes;
 
 use futures::future::BoxFuture;
 use keel_platform::config::{ConfigError, Source};

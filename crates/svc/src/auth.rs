@@ -6,7 +6,6 @@
 use std::marker::PhantomData;
 
 use axum::extract::FromRequestParts;
-use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::http::request::Parts;
 use base64::Engine;
@@ -15,7 +14,7 @@ use keel_platform::crypto::constant_time_eq;
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 pub const COOKIE_NAME: &str = "svc_session";
@@ -49,16 +48,11 @@ pub struct Admin<F: Forbidden = Site> {
 }
 
 fn not_logged_in() -> Error {
-    Error::api(
-        StatusCode::UNAUTHORIZED,
-        "rest_not_logged_in",
-        "You are not currently logged in.",
-    )
+    error::unauthorized("rest_not_logged_in", "You are not currently logged in.")
 }
 
 fn bad_app_password() -> Error {
-    Error::api(
-        StatusCode::UNAUTHORIZED,
+    error::unauthorized(
         "incorrect_password",
         "The provided password is an invalid application password.",
     )
@@ -125,8 +119,7 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
         .or_else(|| query_nonce(parts))
         .unwrap_or_default();
     if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
-        return Err(Error::api(
-            StatusCode::FORBIDDEN,
+        return Err(error::forbidden(
             "rest_cookie_invalid_nonce",
             "Cookie check failed",
         ));
@@ -138,13 +131,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let forbidden = || {
-            Error::api(
-                StatusCode::FORBIDDEN,
-                F::CODE,
-                "Sorry, you are not allowed to do that.",
-            )
-        };
+        let forbidden = || error::forbidden(F::CODE, "Sorry, you are not allowed to do that.");
         let user = match authenticate(parts, state).await {
             Ok(user) => user,
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),

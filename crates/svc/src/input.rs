@@ -5,12 +5,11 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
 use keel_platform::http::PlatformError;
 use keel_platform::http::input::{self, Formats};
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// The body's fields as a JSON object.
 pub struct Fields(pub Map<String, Value>);
@@ -31,11 +30,7 @@ impl<S: Send + Sync> FromRequest<S> for Fields {
 }
 
 pub fn not_an_object() -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
-        "rest_invalid_json",
-        "The body must be a JSON object",
-    )
+    error::bad_request("rest_invalid_json", "The body must be a JSON object")
 }
 
 keel_platform::body_extractor!(

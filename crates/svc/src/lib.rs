@@ -1,5 +1,5 @@
 //! svc: the `svc/v1` REST namespace: the host site (settings, admins, App
-//! Check), the form API, and the push API (seed 002). See docs/svc.md.
+//! Check), the form API, and the push API. See docs/svc.md.
 
 pub mod auth;
 pub mod cli;
@@ -94,8 +94,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         db: platform.db.clone(),
         settings: SettingsStore::new(platform.db.clone()),
         appcheck: AppCheck::new(verifier),
-        dummy_hash: keel_platform::password::dummy_hash()
-            .map_err(|e| StartError::Other(e.to_string()))?,
+        dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
         audit: hooks::audit_writer(platform.db.clone(), b.tasks),
         submissions: submission_writer(platform.db.clone(), b.tasks),
         forms: site::FormCache::new(platform.db.clone()),

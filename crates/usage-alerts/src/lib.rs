@@ -1,5 +1,5 @@
-//! usage-alerts: usage events, thresholds, devices and APNs alerts (seed
-//! 001, first half). See docs/usage-alerts.md.
+//! usage-alerts: usage events, thresholds, devices and APNs alerts. See
+//! docs/usage-alerts.md.
 
 pub mod apns;
 pub mod auth;

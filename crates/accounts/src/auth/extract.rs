@@ -5,7 +5,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
-use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
 use chrono::Utc;
@@ -94,11 +93,7 @@ async fn load(
 }
 
 pub fn banned() -> Error {
-    Error::api(
-        StatusCode::FORBIDDEN,
-        "ACCOUNT_BANNED",
-        "This account is banned",
-    )
+    error::forbidden("ACCOUNT_BANNED", "This account is banned")
 }
 
 /// The caller's address (through trusted proxies) and User-Agent.

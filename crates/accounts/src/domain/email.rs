@@ -1,7 +1,6 @@
 //! Changing the email address: a token mailed to the new address confirms
 //! it; the old address is told once it is done.
 
-use axum::http::StatusCode;
 use chrono::Utc;
 use keel_platform::crypto;
 use keel_platform::mail::{self, Mail};
@@ -124,13 +123,7 @@ async fn issue<C: ConnectionTrait>(
 
 /// Applies the pending change the token belongs to.
 pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<String, Error> {
-    let invalid = || {
-        Error::api(
-            StatusCode::BAD_REQUEST,
-            "INVALID_TOKEN",
-            "The token is unknown or has expired",
-        )
-    };
+    let invalid = || error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
     let db = state.db();
     let hash = crypto::sha256_hex(token.as_bytes());
     let change = email_change::Entity::find_by_id(u.id.as_str())

@@ -13,9 +13,11 @@ use keel_platform::sea_orm::{
 };
 use keel_platform::tasks::Tasks;
 
-use super::goals::MAX_GOALS;
 use crate::entity::weekly_goal;
 use crate::id::new_id;
+
+/// Goals of one kind a user may hold.
+pub const MAX_GOALS: u64 = 1000;
 
 /// A weekly goal to create.
 pub struct NewWeekly {

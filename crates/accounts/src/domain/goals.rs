@@ -15,8 +15,7 @@ use crate::error::{self, Error};
 use crate::id::new_id;
 use crate::state::AppState;
 
-/// Goals of one kind a user may hold.
-pub const MAX_GOALS: u64 = 1000;
+pub use super::goal_writer::MAX_GOALS;
 
 fn limit_reached() -> Error {
     error::conflict(

@@ -1,6 +1,5 @@
 //! Password and username changes.
 
-use axum::http::StatusCode;
 use keel_platform::sea_orm::sea_query::Expr;
 
 use super::fields::{Password, Username};
@@ -20,8 +19,7 @@ pub async fn change_password(
 ) -> Result<(), Error> {
     let new = new.into_inner();
     if !password::verify(old.clone(), u.password_hash.clone()).await {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
+        return Err(error::bad_request(
             "INVALID_PASSWORD",
             "oldPassword is not the current password",
         ));

@@ -1,7 +1,6 @@
 //! Two-factor authentication: enrolment, confirmation, disabling, backup
 //! codes, and checking a second factor with a lockout after wrong codes.
 
-use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
@@ -38,11 +37,7 @@ fn not_enabled() -> Error {
 }
 
 pub fn invalid_code() -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
-        "INVALID_CODE",
-        "The code is wrong or was already used",
-    )
+    error::bad_request("INVALID_CODE", "The code is wrong or was already used")
 }
 
 /// Starts enrolment: a new secret, pending until confirmed with a code.
@@ -159,8 +154,7 @@ pub async fn disable(state: &AppState, u: &user::Model, code: &str) -> Result<()
 /// The unused backup codes, in order.
 pub async fn backup_codes(state: &AppState, u: &user::Model) -> Result<Vec<String>, Error> {
     if !u.two_factor {
-        return Err(Error::api(
-            StatusCode::FORBIDDEN,
+        return Err(error::forbidden(
             "TWO_FACTOR_NOT_ENABLED",
             "Backup codes exist only while two-factor authentication is on",
         ));

@@ -224,7 +224,7 @@ async fn fetch(
         .send_idempotent(|| http.client().get(&url).header("accept", "application/json"))
         .await
         .map_err(|e| e.to_string())?;
-    if resp.status() == reqwest::StatusCode::NOT_FOUND && s.scope() == Scope::Channel {
+    if resp.status().as_u16() == 404 && s.scope() == Scope::Channel {
         return Ok(Some(Vec::new()));
     }
     if !resp.status().is_success() {

@@ -5,6 +5,23 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+/// Why a value was refused; shown after the field's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    #[error("must not be empty")]
+    Empty,
+    #[error("must be at least {0} characters")]
+    TooShort(usize),
+    #[error("must be at most {0} characters")]
+    TooLong(usize),
+    #[error("must be an email address")]
+    NotEmail,
+    #[error("must be 10 to 200 characters")]
+    PasswordLength,
+    #[error("must be an http(s) URL")]
+    NotWebUrl,
+}
+
 fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     match Value::deserialize(d)? {
         Value::String(s) => Ok(s),
@@ -18,17 +35,17 @@ fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 pub struct Text<const MIN: usize, const MAX: usize>(String);
 
 impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let t = raw.trim();
         let n = t.chars().count();
         if n < MIN {
             Err(if MIN == 1 {
-                "must not be empty".to_owned()
+                Invalid::Empty
             } else {
-                format!("must be at least {MIN} characters")
+                Invalid::TooShort(MIN)
             })
         } else if n > MAX {
-            Err(format!("must be at most {MAX} characters"))
+            Err(Invalid::TooLong(MAX))
         } else {
             Ok(Self(t.to_owned()))
         }
@@ -55,12 +72,12 @@ impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Text<MIN, MAX
 pub struct Email(String);
 
 impl Email {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let t = raw.trim();
         if t.len() <= 254 && email_address::EmailAddress::is_valid(t) {
             Ok(Self(t.to_lowercase()))
         } else {
-            Err("must be an email address".to_owned())
+            Err(Invalid::NotEmail)
         }
     }
 
@@ -80,12 +97,12 @@ impl<'de> Deserialize<'de> for Email {
 pub struct NewPassword(String);
 
 impl NewPassword {
-    pub fn parse(raw: String) -> Result<Self, String> {
+    pub fn parse(raw: String) -> Result<Self, Invalid> {
         let n = raw.chars().count();
         if (10..=200).contains(&n) {
             Ok(Self(raw))
         } else {
-            Err("must be 10 to 200 characters".to_owned())
+            Err(Invalid::PasswordLength)
         }
     }
 
@@ -112,7 +129,7 @@ impl<'de> Deserialize<'de> for NewPassword {
 pub struct WebUrl(String);
 
 impl WebUrl {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let t = raw.trim();
         let ok = t.len() <= 500
             && url::Url::parse(t)
@@ -120,7 +137,7 @@ impl WebUrl {
         if ok {
             Ok(Self(t.to_owned()))
         } else {
-            Err("must be an http(s) URL".to_owned())
+            Err(Invalid::NotWebUrl)
         }
     }
 

@@ -29,13 +29,33 @@ pub struct Uploaded {
     height: u32,
 }
 
-/// The multipart body of an upload.
+/// The multipart body of an upload, as it is read.
 #[derive(ToSchema)]
-#[allow(dead_code)]
 pub struct LogoForm {
     /// PNG, JPEG, GIF or WebP, at most 2 MiB.
     #[schema(value_type = String, format = Binary)]
-    file: Vec<u8>,
+    file: axum::body::Bytes,
+}
+
+impl LogoForm {
+    /// Reads the first field named `file`.
+    async fn read(req: Request, state: &AppState) -> Result<Self, Error> {
+        let mut form = Multipart::from_request(req, state).await.map_err(|r| {
+            Error::from(match r.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => PlatformError::PayloadTooLarge,
+                _ => PlatformError::BadRequest(
+                    "Send multipart/form-data with the image in the field named file".to_owned(),
+                ),
+            })
+        })?;
+        while let Some(field) = form.next_field().await.map_err(multipart_error)? {
+            if field.name() == Some("file") {
+                let file = field.bytes().await.map_err(multipart_error)?;
+                return Ok(Self { file });
+            }
+        }
+        Err(trpc("BAD_REQUEST", "No file in the field named file"))
+    }
 }
 
 impl From<LogoError> for Error {
@@ -76,32 +96,18 @@ pub async fn upload(
     _owner: OwnerOnly,
     req: Request,
 ) -> Result<Json<Uploaded>, Error> {
-    let mut form = Multipart::from_request(req, &state).await.map_err(|r| {
-        Error::from(match r.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => PlatformError::PayloadTooLarge,
-            _ => PlatformError::BadRequest(
-                "Send multipart/form-data with the image in the field named file".to_owned(),
-            ),
-        })
-    })?;
-    while let Some(field) = form.next_field().await.map_err(multipart_error)? {
-        if field.name() != Some("file") {
-            continue;
-        }
-        let bytes = field.bytes().await.map_err(multipart_error)?;
-        let processed = tokio::task::spawn_blocking(move || logo::process(&bytes))
-            .await
-            .map_err(Error::internal)??;
-        let (width, height) = (processed.width, processed.height);
-        let hash = logo::store(&state.platform.db, processed).await?;
-        state.info.invalidate();
-        return Ok(Json(Uploaded {
-            logo_url: logo_url(&hash),
-            width,
-            height,
-        }));
-    }
-    Err(trpc("BAD_REQUEST", "No file in the field named file"))
+    let LogoForm { file } = LogoForm::read(req, &state).await?;
+    let processed = tokio::task::spawn_blocking(move || logo::process(&file))
+        .await
+        .map_err(Error::internal)??;
+    let (width, height) = (processed.width, processed.height);
+    let hash = logo::store(&state.platform.db, processed).await?;
+    state.info.invalidate();
+    Ok(Json(Uploaded {
+        logo_url: logo_url(&hash),
+        width,
+        height,
+    }))
 }
 
 /// A stored logo. Its URL changes with its content, so it may be cached

@@ -37,12 +37,15 @@ pub fn url(entry: &str) -> String {
     )
 }
 
+/// An entry the pages use was not built.
+#[derive(Debug, thiserror::Error)]
+#[error("the web assets lack {0}: run scripts/web-assets")]
+pub struct MissingAsset(String);
+
 /// Whether every entry the pages use was built.
-pub fn complete(entries: &[&str]) -> Result<(), String> {
+pub fn complete(entries: &[&str]) -> Result<(), MissingAsset> {
     match entries.iter().find(|e| !MANIFEST.contains_key(**e)) {
-        Some(missing) => Err(format!(
-            "the web assets lack {missing}: run scripts/web-assets"
-        )),
+        Some(missing) => Err(MissingAsset((*missing).to_owned())),
         None => Ok(()),
     }
 }

@@ -41,20 +41,25 @@ const HOP_BY_HOP: [&str; 8] = [
     "upgrade",
 ];
 
+/// The API proxy's HTTP client could not be built.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the API proxy's client")]
+pub struct ProxyClientError(#[source] reqwest::Error);
+
 impl Proxy {
     pub fn new(
         base: &str,
         timeout: Duration,
         limit: usize,
         trusted: Vec<IpAddr>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ProxyClientError> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(5))
             .pool_idle_timeout(Duration::from_secs(60))
             .build()
-            .map_err(|e| format!("the API proxy's client: {e}"))?;
+            .map_err(ProxyClientError)?;
         Ok(Self {
             client,
             base: base.trim_end_matches('/').to_owned(),

@@ -10,8 +10,11 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::config::Secret;
 
+mod breaker;
 mod rate;
 mod window;
+
+use breaker::Breaker;
 
 pub use rate::RateDecision;
 pub use window::{Admitted, ArrivalWindow};
@@ -27,49 +30,6 @@ pub enum CacheError {
     /// Redis failed a moment ago: not asked again yet (see `Breaker`).
     #[error("Redis is unavailable (it failed less than a second ago)")]
     Unavailable,
-}
-
-/// After a Redis failure, Redis is not asked again for a second: while it
-/// is away, each cache call fails (and its caller falls back) at once
-/// instead of every request waiting out the connection's timeouts.
-/// `/readyz` pings Redis regardless.
-#[derive(Clone, Default)]
-struct Breaker {
-    /// Milliseconds since `EPOCH` until which Redis is not asked.
-    open_until: Arc<std::sync::atomic::AtomicU64>,
-}
-
-static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
-const BREAK_FOR: Duration = Duration::from_secs(1);
-
-impl Breaker {
-    fn now() -> u64 {
-        millis(EPOCH.elapsed())
-    }
-
-    fn check(&self) -> Result<(), CacheError> {
-        if Self::now() < self.open_until.load(std::sync::atomic::Ordering::Relaxed) {
-            Err(CacheError::Unavailable)
-        } else {
-            Ok(())
-        }
-    }
-
-    /// `r`, tripping the breaker when it failed.
-    fn record<T>(&self, r: Result<T, redis::RedisError>) -> Result<T, CacheError> {
-        if r.is_err() {
-            self.trip();
-        }
-        Ok(r?)
-    }
-
-    /// Redis is not asked for [`BREAK_FOR`].
-    fn trip(&self) {
-        self.open_until.store(
-            Self::now() + millis(BREAK_FOR),
-            std::sync::atomic::Ordering::Relaxed,
-        );
-    }
 }
 
 /// The cache; cheap to clone.
@@ -146,7 +106,7 @@ impl Cache {
             }
             Err(e) => {
                 tracing::warn!(
-                    error = %crate::http::api_error::chain(&e),
+                    error = %crate::failure::chain(&e),
                     "Redis does not answer at start: serving without it until it does"
                 );
                 let client = redis::Client::open(url.expose())?;
@@ -333,7 +293,7 @@ impl Cache {
     }
 
     /// Checks the cache answers within `within` (always true in-process).
-    pub async fn ping_within(&self, within: Duration) -> Result<(), String> {
+    pub async fn ping_within(&self, within: Duration) -> Result<(), crate::check::Unhealthy> {
         match &self.backend {
             Backend::Local(_) => Ok(()),
             Backend::Redis(conn) => {
@@ -341,8 +301,8 @@ impl Cache {
                 let cmd = redis::cmd("PING");
                 match tokio::time::timeout(within, cmd.query_async::<String>(&mut conn)).await {
                     Ok(Ok(_)) => Ok(()),
-                    Ok(Err(e)) => Err(e.to_string()),
-                    Err(_) => Err("timed out".to_owned()),
+                    Ok(Err(e)) => Err(crate::check::Unhealthy::Redis(e)),
+                    Err(_) => Err(crate::check::Unhealthy::TimedOut),
                 }
             }
         }

@@ -101,7 +101,7 @@ impl<E: Looked, K: Key> GroupedReads<E, K> {
                 .get()
                 .downcast_ref::<DbErr>()
                 .cloned()
-                .unwrap_or_else(|| DbErr::Custom(crate::http::api_error::chain(e.get())))),
+                .unwrap_or_else(|| DbErr::Custom(crate::failure::chain(e.get())))),
         }
     }
 

@@ -213,11 +213,11 @@ impl Db {
     }
 
     /// Checks the database answers within `within`.
-    pub async fn ping_within(&self, within: Duration) -> Result<(), String> {
+    pub async fn ping_within(&self, within: Duration) -> Result<(), crate::check::Unhealthy> {
         match tokio::time::timeout(within, self.reader.ping()).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("timed out".to_owned()),
+            Ok(Err(e)) => Err(crate::check::Unhealthy::Database(e)),
+            Err(_) => Err(crate::check::Unhealthy::TimedOut),
         }
     }
 

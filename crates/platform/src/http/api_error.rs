@@ -48,8 +48,7 @@ pub trait WireShape: Send + Sync + 'static {
     }
 }
 
-/// A cause kept for the log.
-pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub use crate::failure::{Cause, chain};
 
 /// An error of a service with wire shape `S`.
 pub struct ApiError<S> {
@@ -166,18 +165,6 @@ fn log_internal(cause: &(dyn std::error::Error + 'static)) -> PlatformError {
         tracing::warn!(error = %chain(cause), answer = %p.status(), "a dependency is unavailable");
     }
     p
-}
-
-/// The cause and its sources, `a: b: c`.
-pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut next = e.source();
-    while let Some(s) = next {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        next = s.source();
-    }
-    out
 }
 
 /// An error as a client sees it.

@@ -17,6 +17,7 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
 use super::layers::REQUEST_ID;
+use crate::failure::panic_text;
 
 /// Wraps every response body of the service in a [`Guarded`] body.
 pub async fn guard_bodies(
@@ -93,15 +94,6 @@ impl http_body::Body for Guarded {
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
     }
-}
-
-/// What a panic said, when it said it with a string.
-pub fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_owned())
 }
 
 /// A streamed body that is safe to poll after its end (some layers, e.g.

@@ -104,7 +104,7 @@ pub async fn check(
     if !ready || !redis_ok {
         tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), "not ready");
     }
-    let show = |r: Result<(), String>| {
+    let show = |r: Result<(), crate::check::Unhealthy>| {
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
     };
     let body = Health {

@@ -35,7 +35,7 @@ pub fn panic_response(
     render: Render,
 ) -> impl Fn(Box<dyn std::any::Any + Send + 'static>) -> Response + Clone {
     move |panic| {
-        let what = super::body_guard::panic_text(panic.as_ref());
+        let what = crate::failure::panic_text(panic.as_ref());
         tracing::error!(panic = %what, "a request handler panicked");
         render(PlatformError::Internal)
     }

@@ -7,6 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -55,9 +56,9 @@ impl Supervisor {
         }
     }
 
-    fn spawn(&mut self, id: u32) -> Result<(), String> {
+    fn spawn(&mut self, id: u32) -> anyhow::Result<()> {
         let shard = Shard::spawn(id, self.total, &self.gateway_url, self.tx.clone())
-            .map_err(|e| format!("shard {id} could not be started: {e}"))?;
+            .with_context(|| format!("shard {id} could not be started"))?;
         tracing::info!(shard = id, total = self.total, "shard spawned");
         self.shards.insert(id, shard);
         Ok(())
@@ -82,7 +83,9 @@ impl Supervisor {
         }
         tracing::warn!(shard = id, deaths = n, "shard died; respawning");
         tokio::time::sleep(RESPAWN_DELAY).await;
-        self.spawn(id).err().map(Outcome::SpawnFailed)
+        self.spawn(id)
+            .err()
+            .map(|e| Outcome::SpawnFailed(format!("{e:#}")))
     }
 
     /// Handles one event; `Some` ends supervision.
@@ -114,7 +117,7 @@ impl Supervisor {
                 }
             }
             if let Err(e) = self.spawn(id) {
-                return Some(Outcome::SpawnFailed(e));
+                return Some(Outcome::SpawnFailed(format!("{e:#}")));
             }
             let mut deadline = tokio::time::Instant::now() + self.timing.ready_timeout;
             loop {

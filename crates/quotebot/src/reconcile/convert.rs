@@ -140,8 +140,29 @@ pub enum Cell {
     Text(String),
 }
 
+/// Why a legacy value cannot be converted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unconvertible {
+    #[error("no value, and the column is required without a default")]
+    Required,
+    #[error("{0} is not a single value")]
+    NotScalar(Value),
+    #[error("{0} is not an integer")]
+    NotInteger(Value),
+    #[error("{0} is not a boolean")]
+    NotBoolean(Value),
+    #[error("{0} is not a timestamp")]
+    NotTimestamp(Value),
+    #[error("{value} is not one of {name} ({})", labels.join(", "))]
+    NotInEnum {
+        value: Value,
+        name: &'static str,
+        labels: &'static [&'static str],
+    },
+}
+
 /// Converts one legacy value for `column`; `Err` says why it cannot be.
-pub fn convert(column: &Column, value: Option<&Value>) -> Result<Cell, String> {
+pub fn convert(column: &Column, value: Option<&Value>) -> Result<Cell, Unconvertible> {
     let value = value.filter(|v| !v.is_null());
     let Some(v) = value else {
         return if column.default {
@@ -149,14 +170,14 @@ pub fn convert(column: &Column, value: Option<&Value>) -> Result<Cell, String> {
         } else if column.nullable {
             Ok(Cell::Null)
         } else {
-            Err("no value, and the column is required without a default".to_owned())
+            Err(Unconvertible::Required)
         };
     };
     let text = match v {
         Value::String(s) => s.trim().to_owned(),
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
-        other => return Err(format!("{other} is not a single value")),
+        other => return Err(Unconvertible::NotScalar(other.clone())),
     };
     match column.kind {
         Kind::Text => Ok(Cell::Text(match v {
@@ -169,20 +190,24 @@ pub fn convert(column: &Column, value: Option<&Value>) -> Result<Cell, String> {
         Kind::Int => text
             .parse::<i32>()
             .map(|n| Cell::Text(n.to_string()))
-            .map_err(|_| format!("{v} is not an integer")),
+            .map_err(|_| Unconvertible::NotInteger(v.clone())),
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
             "true" | "t" | "1" | "yes" => Ok(Cell::Text("true".to_owned())),
             "false" | "f" | "0" | "no" => Ok(Cell::Text("false".to_owned())),
-            _ => Err(format!("{v} is not a boolean")),
+            _ => Err(Unconvertible::NotBoolean(v.clone())),
         },
         Kind::Timestamp => timestamp(v, &text)
             .map(|t| Cell::Text(t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()))
-            .ok_or_else(|| format!("{v} is not a timestamp")),
+            .ok_or_else(|| Unconvertible::NotTimestamp(v.clone())),
         Kind::Enum(name, labels) => labels
             .iter()
             .find(|l| l.eq_ignore_ascii_case(&text))
             .map(|l| Cell::Text((*l).to_owned()))
-            .ok_or_else(|| format!("{v} is not one of {name} ({})", labels.join(", "))),
+            .ok_or_else(|| Unconvertible::NotInEnum {
+                value: v.clone(),
+                name,
+                labels,
+            }),
     }
 }
 
@@ -266,6 +291,7 @@ mod tests {
         assert!(
             convert(&freq, Some(&json!("Hourly")))
                 .unwrap_err()
+                .to_string()
                 .contains("Hourly")
         );
         let int = column(Kind::Int, true, false);

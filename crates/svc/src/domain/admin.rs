@@ -2,7 +2,6 @@
 //! application passwords (24 characters, shown once, stored as SHA-256) and
 //! cookie logins (a session cookie and a nonce).
 
-use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use keel_platform::crypto::{constant_time_eq, random_token, sha256_hex};
 use keel_platform::db::{Db, is_unique_violation};
@@ -13,7 +12,7 @@ use keel_platform::sea_orm::{
 use rand::Rng;
 
 use crate::entity::{app_password, session, user};
-use crate::error::Error;
+use crate::error::{self, Error};
 
 pub const CAPABILITY: &str = "svc_manage";
 
@@ -22,15 +21,11 @@ pub fn has_capability(u: &user::Model, cap: &str) -> bool {
 }
 
 fn conflict(message: String) -> Error {
-    Error::api(StatusCode::CONFLICT, "existing_user_login", message)
+    error::conflict("existing_user_login", message)
 }
 
 fn no_user(username: &str) -> Error {
-    Error::api(
-        StatusCode::NOT_FOUND,
-        "invalid_username",
-        format!("No user {username:?}"),
-    )
+    error::not_found("invalid_username", format!("No user {username:?}"))
 }
 
 /// Creates a user; its login password is the one given or a new random one
@@ -46,8 +41,7 @@ pub async fn add_user(
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.-@".contains(&b));
     if !ok {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
+        return Err(error::bad_request(
             "invalid_username",
             "username must be 1 to 60 of a-z A-Z 0-9 _ . - @",
         ));
@@ -114,8 +108,7 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
         .ok_or_else(|| no_user(username))?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
+        return Err(error::bad_request(
             "rest_invalid_param",
             "name must be 1 to 100 characters",
         ));
@@ -130,8 +123,7 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
     };
     match row.insert(db.write()).await {
         Ok(_) => Ok(shown),
-        Err(e) if is_unique_violation(&e) => Err(Error::api(
-            StatusCode::CONFLICT,
+        Err(e) if is_unique_violation(&e) => Err(error::conflict(
             "application_password_duplicate_name",
             format!("{username} already has an application password named {name:?}"),
         )),

@@ -3,14 +3,13 @@
 //! configured project, `sub` among the allowed app ids, not expired.
 //! Configured debug tokens are accepted as they are (for simulators).
 
-use axum::http::StatusCode;
 use jsonwebtoken::{Algorithm, Validation};
 use keel_platform::crypto::{constant_time_eq, sha256_hex};
 use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
 use crate::domain::settings::Settings;
-use crate::error::Error;
+use crate::error::{self, Error};
 
 pub const ISSUER_PREFIX: &str = "https://firebaseappcheck.googleapis.com/";
 
@@ -27,11 +26,7 @@ struct Claims {
 }
 
 pub fn failed(why: &str) -> Error {
-    Error::api(
-        StatusCode::FORBIDDEN,
-        "appcheck_failed",
-        format!("App Check failed: {why}"),
-    )
+    error::forbidden("appcheck_failed", format!("App Check failed: {why}"))
 }
 
 pub struct AppCheck {

@@ -2,13 +2,12 @@
 
 use std::sync::OnceLock;
 
-use axum::http::StatusCode;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// `^\d+(?::(?:\d+|[a-f0-9-]{36}))?$`: a numeric id, optionally followed by
 /// a colon and a numeric form index or a 36-character UUID.
@@ -67,7 +66,7 @@ pub struct FormDef {
 }
 
 fn bad_definition(message: String) -> Error {
-    Error::api(StatusCode::BAD_REQUEST, "rest_invalid_param", message)
+    error::bad_request("rest_invalid_param", message)
 }
 
 impl FormDef {
@@ -129,8 +128,7 @@ pub type Values = Map<String, Value>;
 /// (ids in `data.fields`) or `invalid_email`.
 pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, Error> {
     let Some(Value::Object(given)) = fields else {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
+        return Err(error::bad_request(
             "missing_fields",
             "fields must be an object mapping field ids to values",
         ));
@@ -149,20 +147,17 @@ pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values,
         }
     }
     if !invalid.is_empty() {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
+        return Err(error::bad_request(
             "invalid_fields",
             "Some fields are missing, unknown or invalid",
         )
         .with("fields", invalid));
     }
     if !bad_email.is_empty() {
-        return Err(Error::api(
-            StatusCode::BAD_REQUEST,
-            "invalid_email",
-            "An email field holds no valid address",
-        )
-        .with("fields", bad_email));
+        return Err(
+            error::bad_request("invalid_email", "An email field holds no valid address")
+                .with("fields", bad_email),
+        );
     }
     Ok(given.clone())
 }

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::http::StatusCode;
 use chrono::Utc;
 use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
@@ -19,7 +18,7 @@ use utoipa::ToSchema;
 
 use crate::domain::forms::valid_form_id;
 use crate::entity::setting;
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// The settings in effect.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,8 +98,7 @@ pub struct SettingsPatch {
 }
 
 fn invalid(key: &str, problem: &str) -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
+    error::bad_request(
         "rest_invalid_param",
         format!("Invalid parameter: {key} {problem}"),
     )

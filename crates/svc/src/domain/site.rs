@@ -1,6 +1,5 @@
 //! Forms and submissions in the database (used by the routes and the CLI).
 
-use axum::http::StatusCode;
 use chrono::Utc;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;
@@ -11,10 +10,10 @@ use keel_platform::sea_orm::{
 use crate::domain::forms::{FormDef, Values};
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::entity::{form, submission};
-use crate::error::Error;
+use crate::error::{self, Error};
 
 pub fn not_found() -> Error {
-    Error::api(StatusCode::NOT_FOUND, "form_not_found", "Form not found")
+    error::not_found("form_not_found", "Form not found")
 }
 
 fn to_def(row: form::Model) -> Result<FormDef, Error> {

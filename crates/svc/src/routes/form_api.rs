@@ -19,18 +19,10 @@ use crate::domain::forms::{FieldDef, FormDef, Values, check_submission, valid_fo
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::domain::settings::Settings;
 use crate::domain::site;
-use crate::error::{Error, ErrorBody};
+use crate::error::{self, Error, ErrorBody};
 use crate::state::AppState;
 
 pub const APPCHECK_HEADER: &str = "x-vendor-appcheck";
-
-fn no_route() -> Error {
-    Error::api(
-        StatusCode::NOT_FOUND,
-        "rest_no_route",
-        "No route was found matching the URL and request method.",
-    )
-}
 
 fn header_token(headers: &HeaderMap) -> Option<&str> {
     headers.get(APPCHECK_HEADER).and_then(|v| v.to_str().ok())
@@ -94,7 +86,7 @@ pub async fn fields(
     headers: HeaderMap,
 ) -> Result<Response, Error> {
     if !valid_form_id(&form_id) {
-        return Err(no_route());
+        return Err(error::no_route());
     }
     let settings = state.settings.get().await?;
     let event = verify(&state, &settings, header_token(&headers), &form_id).await?;
@@ -118,15 +110,16 @@ pub struct Submitted {
     id: i64,
 }
 
-/// Documents the body of POST /submit/{form_id}.
-#[allow(dead_code)]
-#[derive(ToSchema)]
+/// The body of POST /submit/{form_id}, as it is read: a member of another
+/// type counts as absent.
+#[derive(Default, serde::Deserialize, ToSchema)]
 pub struct SubmitBody {
     /// Field id → scalar value.
-    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
-    fields: Value,
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>, required = true)]
+    fields: Option<Value>,
     /// Legacy alternative to the X-Vendor-AppCheck header.
-    app_check_token: Option<String>,
+    #[schema(value_type = Option<String>)]
+    app_check_token: Option<Value>,
 }
 
 /// Submit values to an allow-listed form.
@@ -155,22 +148,22 @@ pub async fn submit(
     body: Body,
 ) -> Result<Json<Submitted>, Error> {
     if !valid_form_id(&form_id) {
-        return Err(no_route());
+        return Err(error::no_route());
     }
     // Read what may be read; judge the size only in its turn.
     let bytes = axum::body::to_bytes(body, state.cfg.submit_hard_limit)
         .await
         .ok();
-    let parsed: Option<Value> = match &bytes {
-        Some(b) => input::parse(&headers, b.clone(), Formats::ANY).await.ok(),
-        None => None,
+    let parsed: SubmitBody = match &bytes {
+        Some(b) => input::parse(&headers, b.clone(), Formats::ANY)
+            .await
+            .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default(),
+        None => SubmitBody::default(),
     };
-    let token = header_token(&headers).or_else(|| {
-        parsed
-            .as_ref()
-            .and_then(|v| v.get("app_check_token"))
-            .and_then(Value::as_str)
-    });
+    let token =
+        header_token(&headers).or_else(|| parsed.app_check_token.as_ref().and_then(Value::as_str));
     // One snapshot of the settings for the whole request.
     let settings = state.settings.get().await?;
     let event = verify(&state, &settings, token, &form_id).await?;
@@ -180,7 +173,7 @@ pub async fn submit(
         &state.platform.config.http.trusted_proxies,
     );
     let size = bytes.as_ref().map(Bytes::len);
-    let fields = parsed.as_ref().and_then(|v| v.get("fields"));
+    let fields = parsed.fields.as_ref();
     let values = match accepted(&state, &settings, &event, ip, size, fields).await {
         Ok(values) => values,
         Err(refused) => {
@@ -228,22 +221,18 @@ async fn accepted(
         .await
         .map_err(Error::internal)?;
     if !decision.allowed {
-        return Err(Error::api(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            "Too many submissions; try again later",
-        )
-        .retry_after(decision.retry_after.as_secs()));
+        return Err(
+            error::too_many("rate_limited", "Too many submissions; try again later")
+                .retry_after(decision.retry_after.as_secs()),
+        );
     }
     let too_big =
         size.is_none_or(|n| u64::try_from(n).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
     if too_big {
-        return Err(Error::api(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_fields",
-            "The submitted data is too large",
-        )
-        .with("limit", settings.payload_limit_bytes));
+        return Err(
+            error::too_large("invalid_fields", "The submitted data is too large")
+                .with("limit", settings.payload_limit_bytes),
+        );
     }
     check_submission(&def, fields)
 }

@@ -2,7 +2,7 @@
 
 use axum::extract::{ConnectInfo, State};
 use axum::http::header::SET_COOKIE;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::Done;
 use crate::auth::{COOKIE_NAME, authenticate, cookie};
 use crate::domain::admin;
-use crate::error::{Error, ErrorBody};
+use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
 use crate::state::AppState;
 
@@ -55,8 +55,7 @@ pub async fn login(
         .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
     let ok = keel_platform::password::verify(body.password, hash).await;
     let Some(u) = found.filter(|_| ok) else {
-        return Err(Error::api(
-            StatusCode::UNAUTHORIZED,
+        return Err(error::unauthorized(
             "rest_invalid_credentials",
             "Unknown username or wrong password",
         ));

@@ -32,13 +32,49 @@ pub async fn export_devices(State(state): State<AppState>, _admin: Admin<Push>) 
     download("push-devices.csv", transfer::export(state.db.clone()))
 }
 
-/// Documents the multipart body of POST /devices/import.
-#[allow(dead_code)]
+/// The multipart body of POST /devices/import, as it is read.
 #[derive(ToSchema)]
 pub struct ImportForm {
     /// A .csv file (text/csv) with at least push_token and device_type columns.
     #[schema(value_type = String, format = Binary)]
-    file: Vec<u8>,
+    file: axum::body::Bytes,
+    #[schema(ignore)]
+    file_name: Option<String>,
+    #[schema(ignore)]
+    content_type: Option<String>,
+}
+
+impl ImportForm {
+    /// Reads the first field named `file`, with its name and type.
+    async fn read(req: Request, state: &AppState) -> Result<Self, Error> {
+        let mut form = Multipart::from_request(req, state).await.map_err(|_| {
+            invalid_file_type(
+                "send a multipart/form-data upload with the file in the field named file",
+            )
+        })?;
+        let bad_form = |e: axum::extract::multipart::MultipartError| {
+            Error::from(keel_platform::http::PlatformError::from_rejection(
+                e.status(),
+                e.body_text(),
+            ))
+        };
+        while let Some(field) = form.next_field().await.map_err(bad_form)? {
+            if field.name() != Some("file") {
+                continue;
+            }
+            let file_name = field.file_name().map(str::to_owned);
+            let content_type = field.content_type().map(str::to_owned);
+            let file = field.bytes().await.map_err(bad_form)?;
+            return Ok(Self {
+                file,
+                file_name,
+                content_type,
+            });
+        }
+        Err(invalid_file_type(
+            "no file was sent in the field named file",
+        ))
+    }
 }
 
 /// Import devices from CSV (multipart field `file`), upserted by push token.
@@ -54,26 +90,11 @@ pub async fn import_devices(
     _admin: Admin<Push>,
     req: Request,
 ) -> Result<Json<ImportReport>, Error> {
-    let mut form = Multipart::from_request(req, &state).await.map_err(|_| {
-        invalid_file_type("send a multipart/form-data upload with the file in the field named file")
-    })?;
-    let bad_form = |e: axum::extract::multipart::MultipartError| {
-        Error::from(keel_platform::http::PlatformError::from_rejection(
-            e.status(),
-            e.body_text(),
-        ))
-    };
-    while let Some(field) = form.next_field().await.map_err(bad_form)? {
-        if field.name() != Some("file") {
-            continue;
-        }
-        let filename = field.file_name().map(str::to_owned);
-        let content_type = field.content_type().map(str::to_owned);
-        let bytes = field.bytes().await.map_err(bad_form)?;
-        check_file(filename.as_deref(), content_type.as_deref(), &bytes)?;
-        return Ok(Json(transfer::import(&state.db, &bytes).await?));
-    }
-    Err(invalid_file_type(
-        "no file was sent in the field named file",
-    ))
+    let form = ImportForm::read(req, &state).await?;
+    check_file(
+        form.file_name.as_deref(),
+        form.content_type.as_deref(),
+        &form.file,
+    )?;
+    Ok(Json(transfer::import(&state.db, &form.file).await?))
 }

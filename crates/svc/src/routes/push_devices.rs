@@ -3,35 +3,18 @@
 
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use keel_platform::http::Json;
 use keel_platform::http::input::{self, Formats};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::push::devices::{self, Registration, missing};
-use crate::error::{Error, ErrorBody};
+use crate::domain::push::devices;
+use crate::domain::push::registration::{Registration, missing};
+use crate::error::{self, Error, ErrorBody};
 use crate::input::{Fields, RawBody};
 use crate::state::AppState;
-
-/// Documents the body of POST /register.
-#[allow(dead_code)]
-#[derive(ToSchema)]
-pub struct RegisterBody {
-    /// `ExponentPushToken[...]` or `ExpoPushToken[...]`
-    push_token: String,
-    /// `ios` or `android`
-    device_type: String,
-    device_model: Option<String>,
-    os_version: Option<String>,
-    app_version: Option<String>,
-    /// A locale tag, e.g. `en-US`.
-    locale: Option<String>,
-    /// An IANA zone, e.g. `Europe/Berlin`.
-    timezone: Option<String>,
-    user_label: Option<String>,
-}
 
 #[derive(Serialize, ToSchema)]
 pub struct Registered {
@@ -44,9 +27,9 @@ pub struct Registered {
 /// Register a device, or update (and reactivate) a known one.
 #[utoipa::path(post, path = "/register", tag = "push", security(("app_check" = [])),
     request_body(description = "JSON, a urlencoded form or multipart form fields", content(
-        (RegisterBody = "application/json"),
-        (RegisterBody = "application/x-www-form-urlencoded"),
-        (RegisterBody = "multipart/form-data"),
+        (Registration = "application/json"),
+        (Registration = "application/x-www-form-urlencoded"),
+        (Registration = "multipart/form-data"),
     )),
     responses(
         (status = 200, body = Registered),
@@ -135,8 +118,7 @@ pub async fn unregister(
 ) -> Result<Json<Unregistered>, Error> {
     let token = token_of(q.push_token, &headers, body).await?;
     if !devices::deactivate(&state.db, &token, "unregistered").await? {
-        return Err(Error::api(
-            StatusCode::NOT_FOUND,
+        return Err(error::not_found(
             "svc_push_device_not_found",
             "This push token is not registered",
         ));

@@ -7,33 +7,16 @@ use keel_platform::http::Json;
 use keel_platform::sea_orm::EntityTrait;
 use keel_platform::time::millis;
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::auth::{Admin, Push};
 use crate::domain::push::progress::{self, Progress, SendStatus};
-use crate::domain::push::request::{SendRequest, Target};
+use crate::domain::push::request::SendRequest;
 use crate::domain::push::send;
 use crate::entity::push_send;
 use crate::error::{Error, ErrorBody};
 use crate::input::Fields;
 use crate::state::AppState;
-
-/// Documents the body of POST /send.
-#[allow(dead_code)]
-#[derive(ToSchema)]
-pub struct SendBody {
-    title: String,
-    body: String,
-    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
-    data: Option<Value>,
-    /// Default: every active device.
-    target: Option<Target>,
-    /// ISO 8601; in the future: scheduled.
-    send_at: Option<String>,
-    /// `HH:MM` in each device's own time zone.
-    local_time: Option<String>,
-}
 
 #[derive(Serialize, ToSchema)]
 pub struct SendView {
@@ -78,9 +61,9 @@ pub struct SendAccepted {
 /// Send or schedule a notification.
 #[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     request_body(description = "JSON, or a form with bracketed keys (target[push_tokens][]=...)", content(
-        (SendBody = "application/json"),
-        (SendBody = "application/x-www-form-urlencoded"),
-        (SendBody = "multipart/form-data"),
+        (SendRequest = "application/json"),
+        (SendRequest = "application/x-www-form-urlencoded"),
+        (SendRequest = "multipart/form-data"),
     )),
     responses(
         (status = 202, body = SendAccepted),

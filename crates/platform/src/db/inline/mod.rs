@@ -147,7 +147,9 @@ impl InlineReads {
                     column: column.as_str().to_owned(),
                     why,
                 };
-                let value = kind.decode(row.value(i)?).map_err(miss)?;
+                let value = kind
+                    .decode(row.value(i)?)
+                    .map_err(|e| miss(e.to_string()))?;
                 am.try_set(*column, value)
                     .map_err(|e| miss(e.to_string()))?;
             }

@@ -60,6 +60,17 @@ pub(super) enum Kind {
     Bytes,
 }
 
+/// A stored value that does not decode into its column's type.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Undecodable {
+    #[error("{0:?} for {1:?}")]
+    Class(rusqlite::types::Type, Kind),
+    #[error(transparent)]
+    Utf8(#[from] std::str::Utf8Error),
+    #[error("datetime {0:?}")]
+    DateTime(String),
+}
+
 impl Kind {
     /// The kind of the Rust type SeaORM derives `ct` from.
     pub(super) fn of(ct: &ColumnType) -> Option<Self> {
@@ -80,8 +91,8 @@ impl Kind {
 
     /// The value as sqlx-sqlite decodes it into the column's Rust type;
     /// anything else (a stored value of another class) is refused.
-    pub(super) fn decode(self, v: ValueRef<'_>) -> Result<Value, String> {
-        let refused = || format!("{:?} for {self:?}", v.data_type());
+    pub(super) fn decode(self, v: ValueRef<'_>) -> Result<Value, Undecodable> {
+        let refused = || Undecodable::Class(v.data_type(), self);
         let int = |v: ValueRef<'_>| match v {
             ValueRef::Integer(i) => Ok(i),
             _ => Err(refused()),
@@ -91,11 +102,7 @@ impl Kind {
         }
         Ok(match self {
             Self::Text => match v {
-                ValueRef::Text(t) => Value::String(Some(
-                    std::str::from_utf8(t)
-                        .map_err(|e| e.to_string())?
-                        .to_owned(),
-                )),
+                ValueRef::Text(t) => Value::String(Some(std::str::from_utf8(t)?.to_owned())),
                 _ => return Err(refused()),
             },
             Self::TinyInt => Value::TinyInt(Some(i8::try_from(int(v)?).map_err(|_| refused())?)),
@@ -119,9 +126,10 @@ impl Kind {
             }
             Self::DateTimeUtc => match v {
                 ValueRef::Text(t) => {
-                    let text = std::str::from_utf8(t).map_err(|e| e.to_string())?;
+                    let text = std::str::from_utf8(t)?;
                     Value::ChronoDateTimeUtc(Some(
-                        sqlite_time::decode(text).ok_or_else(|| format!("datetime {text:?}"))?,
+                        sqlite_time::decode(text)
+                            .ok_or_else(|| Undecodable::DateTime(text.to_owned()))?,
                     ))
                 }
                 _ => return Err(refused()),

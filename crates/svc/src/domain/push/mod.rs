@@ -3,6 +3,7 @@
 
 pub mod devices;
 pub mod progress;
+pub mod registration;
 pub mod request;
 pub mod send;
 pub mod stats;

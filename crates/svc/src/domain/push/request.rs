@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::devices::{invalid, missing, valid_push_token};
+use super::registration::{invalid, missing, valid_push_token};
 use crate::error::Error;
 
 /// Which active devices a send goes to; every filter given must match.
@@ -23,13 +23,21 @@ pub struct Target {
     pub push_tokens: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A send, checked by [`SendRequest::parse`]; documents POST /send's body.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct SendRequest {
     pub title: String,
     pub body: String,
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     pub data: Option<Map<String, Value>>,
+    /// Default: every active device.
+    #[schema(required = false)]
     pub target: Target,
+    /// ISO 8601; in the future: scheduled.
+    #[schema(value_type = Option<String>)]
     pub send_at: Option<DateTime<Utc>>,
+    /// `HH:MM` in each device's own time zone.
+    #[schema(value_type = Option<String>)]
     pub local_time: Option<NaiveTime>,
 }
 

@@ -1,6 +1,5 @@
 //! Sends: who gets a notification and when, cancelling.
 
-use axum::http::StatusCode;
 use chrono::{DateTime, NaiveTime, Utc};
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::{Expr, Query};
@@ -13,7 +12,7 @@ use serde_json::Value;
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::jobs::dispatch;
 
 fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
@@ -190,13 +189,9 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
 }
 
 pub fn not_found() -> Error {
-    Error::api(
-        StatusCode::NOT_FOUND,
-        "svc_push_send_not_found",
-        "No such send",
-    )
+    error::not_found("svc_push_send_not_found", "No such send")
 }
 
 fn not_cancellable(message: &str) -> Error {
-    Error::api(StatusCode::CONFLICT, "svc_push_not_cancellable", message)
+    error::conflict("svc_push_not_cancellable", message)
 }

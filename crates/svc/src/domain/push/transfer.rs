@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use axum::body::Bytes;
-use axum::http::StatusCode;
 use chrono::Utc;
 use futures::StreamExt;
 use keel_platform::db::Db;
@@ -14,10 +13,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::devices::{AppId, Registration, Status, upsert};
+use super::devices::{AppId, Status, upsert};
+use super::registration::Registration;
 use crate::domain::csv_out;
 use crate::entity::push_device;
-use crate::error::Error;
+use crate::error::{self, Error};
 
 pub const COLUMNS: [&str; 11] = [
     "push_token",
@@ -101,8 +101,7 @@ pub struct RowError {
 }
 
 pub fn invalid_file_type(why: &str) -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
+    error::bad_request(
         "invalid_file_type",
         format!("Only CSV files are accepted: {why}"),
     )
