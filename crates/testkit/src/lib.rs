@@ -18,6 +18,7 @@ pub mod node;
 mod platform;
 pub mod process;
 pub mod proxy;
+pub mod resp;
 pub mod smtp;
 
 use std::future::Future;
@@ -35,6 +36,7 @@ pub use jwks::FakeJwks;
 pub use mail::{TestMail, read_mails as mail_files};
 pub use platform::TestPlatform;
 pub use proxy::{Mode, TcpProxy};
+pub use resp::Resp;
 pub use smtp::FakeSmtp;
 
 /// Third-party base URLs pointed at a closed local port, so a test never

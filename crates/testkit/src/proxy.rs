@@ -25,6 +25,8 @@ struct State {
     mode: Mode,
     /// Cancelled to cut every live connection.
     cut: CancellationToken,
+    /// Answers being held back by `Delay` right now.
+    held: usize,
 }
 
 pub struct TcpProxy {
@@ -43,6 +45,7 @@ impl TcpProxy {
         let state = Arc::new(Mutex::new(State {
             mode: Mode::Pass,
             cut: CancellationToken::new(),
+            held: 0,
         }));
         let stop = CancellationToken::new();
         tokio::spawn(accept_loop(listener, upstream, state.clone(), stop.clone()));
@@ -68,6 +71,12 @@ impl TcpProxy {
 
     pub fn come_back(&self) {
         self.set_mode(Mode::Pass);
+    }
+
+    /// How many answers `Delay` is holding back now: a test waits for a
+    /// request to be in flight with this, not with a sleep.
+    pub fn held(&self) -> usize {
+        lock(&self.state).held
     }
 }
 
@@ -127,7 +136,9 @@ async fn pipe(client: TcpStream, server: TcpStream, state: Arc<Mutex<State>>) {
             };
             let mode = lock(&state).mode;
             if let Mode::Delay(delay) = mode {
+                lock(&state).held += 1;
                 tokio::time::sleep(delay).await;
+                lock(&state).held -= 1;
             }
             if cw.write_all(&buf[..n]).await.is_err() {
                 break;

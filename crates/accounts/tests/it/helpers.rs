@@ -8,19 +8,7 @@ pub struct Api {
     pub app: TestApp,
 }
 
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub body: Value,
-    pub text: String,
-    pub headers: reqwest::header::HeaderMap,
-}
-
-impl Resp {
-    pub fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-}
+pub type Resp = keel_testkit::Resp<keel_testkit::resp::CodeField>;
 
 /// A registered user.
 #[derive(Clone, Debug)]
@@ -154,16 +142,7 @@ pub fn user_from(r: &Resp, password: &str) -> User {
 }
 
 pub async fn finish(resp: reqwest::Response) -> Resp {
-    let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
-    let text = resp.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Resp {
-        status,
-        body,
-        text,
-        headers,
-    }
+    Resp::read(resp).await
 }
 
 /// An ISO 8601 UTC timestamp with milliseconds and `Z`.

@@ -21,38 +21,10 @@ pub struct Channel {
     cookie: Mutex<Option<String>>,
 }
 
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub body: Value,
-    pub text: String,
-    pub headers: reqwest::header::HeaderMap,
-}
-
-impl Resp {
-    /// `result.data` of a success.
-    pub fn data(&self) -> &Value {
-        &self.body["result"]["data"]
-    }
-
-    /// `error.data.code` of an error.
-    pub fn code(&self) -> &str {
-        self.body["error"]["data"]["code"]
-            .as_str()
-            .unwrap_or_default()
-    }
-}
+pub type Resp = keel_testkit::Resp<keel_testkit::resp::Trpc>;
 
 pub async fn finish(r: reqwest::Response) -> Resp {
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let text = r.text().await.unwrap();
-    Resp {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::Null),
-        text,
-        headers,
-    }
+    Resp::read(r).await
 }
 
 impl Channel {

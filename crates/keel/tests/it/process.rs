@@ -135,7 +135,9 @@ async fn sigterm_during_a_slow_request_lets_it_complete_and_exits_zero() {
     proxy.set_mode(Mode::Delay(Duration::from_millis(1500)));
     let started = std::time::Instant::now();
     let slow = tokio::spawn(async move { reqwest::get(url).await });
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let in_flight =
+        keel_testkit::eventually(Duration::from_secs(5), || (proxy.held() > 0).then_some(())).await;
+    assert!(in_flight.is_some(), "the slow request reached the database");
     keel.signal(Signal::SIGTERM);
     let resp = slow
         .await

@@ -83,13 +83,11 @@ async fn commands_are_registered_and_guild_rows_follow_joins_and_removals() {
 }
 
 async fn wait_for(q: &Quotebot, sql: &str, want: i64) {
-    for _ in 0..200 {
-        if q.scalar(sql).await == want {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{sql} never became {want}");
+    let reached = keel_testkit::eventually_async(Duration::from_secs(10), || async {
+        (q.scalar(sql).await == want).then_some(())
+    })
+    .await;
+    assert!(reached.is_some(), "{sql} never became {want}");
 }
 
 fn setup_channel(channel: u64, frequency: &str, time: &str, day: Option<i64>, tz: &str) -> Value {

@@ -14,6 +14,11 @@
 //! trip (see [`super::inline`]), there is nothing to save: lookups are
 //! plain [`Db::one_short`] reads. So they are on PostgreSQL when the reader
 //! has stopped (shutdown) or cannot be reached.
+//!
+//! Used by svc's device lookup (GET /register/status), the one endpoint
+//! that needed it (docs/ARCHITECTURE.md, "Grouped reads on PostgreSQL"):
+//! 26.7k -> 50-54k req/s by hand, 136 % of its pgbench floor in the full
+//! run.
 
 use std::collections::HashMap;
 use std::hash::Hash;

@@ -92,6 +92,7 @@ async fn a_job_due_later_waits_for_its_time() {
         .await
         .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
+    // A fixed wait: what is checked is that nothing happens for a while.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(count(&runs, 1), 0);
     eventually(Duration::from_secs(5), || {

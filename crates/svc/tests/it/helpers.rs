@@ -13,30 +13,10 @@ pub struct Svc {
     pub expo: FakeExpo,
 }
 
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub body: Value,
-    pub text: String,
-    pub headers: reqwest::header::HeaderMap,
-}
-
-impl Resp {
-    pub fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or_default()
-    }
-}
+pub type Resp = keel_testkit::Resp<keel_testkit::resp::CodeField>;
 
 pub async fn finish(r: reqwest::Response) -> Resp {
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let text = r.text().await.unwrap();
-    Resp {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::Null),
-        text,
-        headers,
-    }
+    Resp::read(r).await
 }
 
 pub fn contact_form() -> Value {
@@ -93,10 +73,28 @@ impl Svc {
             .unwrap();
     }
 
-    /// The same, then waits out the app's one-second settings cache.
+    /// The same, then waits until the app serves them (its settings cache
+    /// lasts a second), as GET /admin/settings shows.
     pub async fn settings(&self, patch: SettingsPatch) {
         self.configure(patch).await;
-        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        let stored = SettingsStore::new(self.app.platform().db.clone())
+            .get()
+            .await
+            .unwrap();
+        let want = serde_json::to_value(keel_svc::domain::settings::SettingsView::from(
+            stored.as_ref(),
+        ))
+        .unwrap();
+        let probe = format!("probe{}", chrono::Utc::now().timestamp_micros());
+        let (_, password) = self.admin(&probe).await;
+        let served = keel_testkit::eventually_async(std::time::Duration::from_secs(5), || async {
+            let r = self
+                .admin_call(Method::GET, "/admin/settings", (&probe, &password), None)
+                .await;
+            (r.body == want).then_some(())
+        })
+        .await;
+        assert!(served.is_some(), "the app serves the new settings");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -113,20 +113,13 @@ impl Svc {
 
     /// Polls GET /send/{id} until every message is handed over.
     pub async fn wait_sent(&self, admin: &Admin, id: &str, within: Duration) -> Value {
-        let deadline = std::time::Instant::now() + within;
-        loop {
+        let sent = keel_testkit::eventually_async(within, || async {
             let r = self.send_view(admin, id).await;
             assert_eq!(r.status, 200, "{}", r.text);
-            if r.body["status"] == "sent" {
-                return r.body;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the send did not finish: {}",
-                r.text
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            (r.body["status"] == "sent").then_some(r.body)
+        })
+        .await;
+        sent.unwrap_or_else(|| panic!("the send {id} did not finish"))
     }
 
     pub async fn stats(&self, admin: &Admin) -> Value {

@@ -80,7 +80,7 @@ async fn registration_validates_each_field() {
     for (body, expected) in cases {
         let r = api.post("/register", "alice", body.clone()).await;
         assert_eq!(r.status, 400, "{body}");
-        assert!(r.error().starts_with(expected), "{body}: {}", r.text);
+        assert!(r.code().starts_with(expected), "{body}: {}", r.text);
     }
 }
 
@@ -117,7 +117,7 @@ async fn a_device_is_removed_by_body_or_by_path_and_only_by_its_owner() {
         )
         .await;
     assert_eq!(
-        (r.status, r.error()),
+        (r.status, r.code()),
         (400, "Missing required field: deviceToken"),
         "camelCase"
     );
@@ -179,7 +179,7 @@ async fn bodies_must_be_json_objects() {
     );
     let r = api.post("/event", "alice", json!([1, 2])).await;
     assert_eq!(
-        (r.status, r.error()),
+        (r.status, r.code()),
         (400, "Request body must be a JSON object")
     );
 }

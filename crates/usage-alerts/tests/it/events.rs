@@ -162,7 +162,7 @@ async fn wrong_types_and_values_are_400_naming_the_field() {
         let r = api.post("/event", "alice", e).await;
         assert_eq!(r.status, 400, "{field}={value}");
         assert!(
-            r.error().starts_with(&format!("Invalid field: {field}")),
+            r.code().starts_with(&format!("Invalid field: {field}")),
             "{field}={value}: {}",
             r.text
         );

@@ -6,18 +6,7 @@ pub struct Api {
     pub app: TestApp,
 }
 
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub body: Value,
-    pub text: String,
-}
-
-impl Resp {
-    pub fn error(&self) -> &str {
-        self.body["error"].as_str().unwrap_or_default()
-    }
-}
+pub type Resp = keel_testkit::Resp<keel_testkit::resp::ErrorText>;
 
 impl Api {
     pub async fn start() -> Self {
@@ -52,11 +41,7 @@ impl Api {
         if let Some(b) = body {
             req = req.json(&b);
         }
-        let resp = req.send().await.unwrap();
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Resp { status, body, text }
+        Resp::read(req.send().await.unwrap()).await
     }
 
     pub async fn get(&self, path: &str, token: &str) -> Resp {

@@ -22,7 +22,11 @@ async fn preferences_are_null_until_set_then_replaced_whole() {
     assert!(p["userId"].as_str().unwrap().starts_with("dev-"));
     assert_eq!(p["thresholds"], thresholds);
     let first = p["updatedAt"].as_str().unwrap().to_owned();
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    // The next write is stamped later than the first.
+    keel_testkit::eventually(std::time::Duration::from_secs(1), || {
+        (keel_platform::time::iso_millis(&chrono::Utc::now()) > first).then_some(())
+    })
+    .await;
     let only = json!([{"id": "t3", "type": "session_count", "value": 3, "isEnabled": true}]);
     let r = api
         .post("/preferences", "alice", json!({"thresholds": only}))
@@ -85,6 +89,6 @@ async fn bad_thresholds_are_400_naming_the_field() {
     for (body, expected) in cases {
         let r = api.post("/preferences", "alice", body.clone()).await;
         assert_eq!(r.status, 400, "{body}");
-        assert!(r.error().starts_with(expected), "{body}: {}", r.text);
+        assert!(r.code().starts_with(expected), "{body}: {}", r.text);
     }
 }

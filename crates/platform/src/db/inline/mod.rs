@@ -20,6 +20,13 @@
 //! not bind, a column type it does not decode, a database busy for a
 //! moment, a select whose columns are not the entity's) is a [`Miss`], and
 //! the caller reads through the pool, which also reports any real error.
+//!
+//! Where SeaORM's path is left, and why it is kept (docs/ARCHITECTURE.md,
+//! "Short reads on SQLite"): the short reads of usage-alerts' GET
+//! /preferences and GET /history (a page written straight from the rows),
+//! accounts' goal lists, and svc's GET /register/status (through
+//! `grouped`), by `Db::one_short` / `Db::all_short`. Measured: GET
+//! /preferences 34 % -> 52-66 % of `/healthz`, GET /history 11 % -> 22-28 %.
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
