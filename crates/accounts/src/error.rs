@@ -86,27 +86,8 @@ pub fn not_found(what: &str) -> Error {
     )
 }
 
-pub fn conflict(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::CONFLICT, code, message)
-}
-
 pub fn too_many(code: &'static str, message: &str, retry_after_secs: u64) -> Error {
     Error::api(StatusCode::TOO_MANY_REQUESTS, code, message).retry_after(retry_after_secs)
-}
-
-/// 400 with the given code.
-pub fn bad_request(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::BAD_REQUEST, code, message)
-}
-
-/// 401 with the given code.
-pub fn unauthenticated(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::UNAUTHORIZED, code, message)
-}
-
-/// 403 with the given code.
-pub fn forbidden(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::FORBIDDEN, code, message)
 }
 
 /// Renders platform errors for this service.

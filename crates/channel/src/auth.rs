@@ -9,9 +9,9 @@
 //! the cookie is `SameSite=Lax` and a browser sends one of them on every
 //! cross-site POST.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::header::{COOKIE, ORIGIN};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
@@ -43,11 +43,7 @@ impl FromRequestParts<AppState> for MaybeOwner {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-        let ip = keel_platform::http::client_ip(peer, &parts.headers, &state.trusted);
+        let ip = keel_platform::http::request_client_ip(parts, &state.trusted);
         let owner = match session_token(&parts.headers) {
             Some(token) => owner::find_session(&state.platform.db, token).await?,
             None => None,

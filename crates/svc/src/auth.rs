@@ -14,7 +14,7 @@ use keel_platform::crypto::constant_time_eq;
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;
-use crate::error::{self, Error};
+use crate::error::Error;
 use crate::state::AppState;
 
 pub const COOKIE_NAME: &str = "svc_session";
@@ -48,11 +48,11 @@ pub struct Admin<F: Forbidden = Site> {
 }
 
 fn not_logged_in() -> Error {
-    error::unauthorized("rest_not_logged_in", "You are not currently logged in.")
+    Error::unauthorized("rest_not_logged_in", "You are not currently logged in.")
 }
 
 fn bad_app_password() -> Error {
-    error::unauthorized(
+    Error::unauthorized(
         "incorrect_password",
         "The provided password is an invalid application password.",
     )
@@ -119,7 +119,7 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
         .or_else(|| query_nonce(parts))
         .unwrap_or_default();
     if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
-        return Err(error::forbidden(
+        return Err(Error::forbidden(
             "rest_cookie_invalid_nonce",
             "Cookie check failed",
         ));
@@ -131,7 +131,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let forbidden = || error::forbidden(F::CODE, "Sorry, you are not allowed to do that.");
+        let forbidden = || Error::forbidden(F::CODE, "Sorry, you are not allowed to do that.");
         let user = match authenticate(parts, state).await {
             Ok(user) => user,
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),

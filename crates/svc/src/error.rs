@@ -55,41 +55,6 @@ pub fn no_route() -> Error {
     )
 }
 
-/// 400 with the given code.
-pub fn bad_request(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::BAD_REQUEST, code, message)
-}
-
-/// 401 with the given code.
-pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::UNAUTHORIZED, code, message)
-}
-
-/// 403 with the given code.
-pub fn forbidden(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::FORBIDDEN, code, message)
-}
-
-/// 404 with the given code.
-pub fn not_found(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::NOT_FOUND, code, message)
-}
-
-/// 409 with the given code.
-pub fn conflict(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::CONFLICT, code, message)
-}
-
-/// 413 with the given code.
-pub fn too_large(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::PAYLOAD_TOO_LARGE, code, message)
-}
-
-/// 429 with the given code (the caller adds `retry_after`).
-pub fn too_many(code: &'static str, message: impl Into<String>) -> Error {
-    Error::api(StatusCode::TOO_MANY_REQUESTS, code, message)
-}
-
 /// Renders platform errors for this service.
 pub fn render(e: PlatformError) -> axum::response::Response {
     keel_platform::http::api_error::render::<Wire>(e)

@@ -9,7 +9,7 @@ use keel_platform::http::PlatformError;
 use keel_platform::http::input::{self, Formats};
 use serde_json::{Map, Value};
 
-use crate::error::{self, Error};
+use crate::error::Error;
 
 /// The body's fields as a JSON object.
 pub struct Fields(pub Map<String, Value>);
@@ -30,7 +30,7 @@ impl<S: Send + Sync> FromRequest<S> for Fields {
 }
 
 pub fn not_an_object() -> Error {
-    error::bad_request("rest_invalid_json", "The body must be a JSON object")
+    Error::bad_request("rest_invalid_json", "The body must be a JSON object")
 }
 
 keel_platform::body_extractor!(

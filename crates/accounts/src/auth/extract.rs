@@ -1,10 +1,10 @@
 //! Request authentication as extractors: `Authed` (a live session's user)
 //! and `Client` (address and User-Agent of the caller).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
 use chrono::Utc;
@@ -93,7 +93,7 @@ async fn load(
 }
 
 pub fn banned() -> Error {
-    error::forbidden("ACCOUNT_BANNED", "This account is banned")
+    Error::forbidden("ACCOUNT_BANNED", "This account is banned")
 }
 
 /// The caller's address (through trusted proxies) and User-Agent.
@@ -106,13 +106,8 @@ impl FromRequestParts<AppState> for Client {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-        let ip = keel_platform::http::client_ip(
-            peer,
-            &parts.headers,
+        let ip = keel_platform::http::request_client_ip(
+            parts,
             &state.platform.config.http.trusted_proxies,
         );
         let user_agent = parts

@@ -14,7 +14,7 @@ use super::sessions::{self, TokenPair};
 use super::{two_factor, users};
 use crate::auth::extract::{Client, banned};
 use crate::entity::{email_verification, user};
-use crate::error::{self, Error};
+use crate::error::Error;
 use crate::id::new_id;
 use crate::state::AppState;
 use keel_platform::password;
@@ -124,7 +124,7 @@ async fn send_verification<C: ConnectionTrait>(
 }
 
 fn invalid_credentials() -> Error {
-    error::unauthenticated("INVALID_CREDENTIALS", "Invalid login or password")
+    Error::unauthorized("INVALID_CREDENTIALS", "Invalid login or password")
 }
 
 /// Checks the credentials (and the second factor when it is on) and opens a
@@ -151,14 +151,14 @@ pub async fn login(
     }
     if u.two_factor {
         let code = code.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
-            error::unauthenticated("TWO_FACTOR_REQUIRED",
+            Error::unauthorized("TWO_FACTOR_REQUIRED",
                 "Two-factor authentication is on: send a code from the authenticator app or a backup code",
             )
         })?;
         two_factor::check_second_factor(state, &u, &code)
             .await
             .map_err(|e| match e.code() {
-                Some("INVALID_CODE") => error::unauthenticated("INVALID_CODE", e.message()),
+                Some("INVALID_CODE") => Error::unauthorized("INVALID_CODE", e.message()),
                 _ => e,
             })?;
     }
@@ -171,7 +171,7 @@ pub async fn login(
 /// Confirms the address a verification mail went to.
 pub async fn verify_email(state: &AppState, token: &str) -> Result<(), Error> {
     let db = state.db();
-    let invalid = || error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
+    let invalid = || Error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
     let hash = crypto::sha256_hex(token.as_bytes());
     let v = email_verification::Entity::find_by_id(hash.as_str())
         .one(db.read())

@@ -40,7 +40,7 @@ pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
     let db = state.db();
     let existing = pending(db.read(), &u.id)
         .await?
-        .ok_or_else(|| error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
+        .ok_or_else(|| Error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
     throttle(state, Some(&existing))?;
     let txn = db.begin_write().await?;
     issue(&txn, state, u, &existing.new_email).await?;
@@ -123,7 +123,7 @@ async fn issue<C: ConnectionTrait>(
 
 /// Applies the pending change the token belongs to.
 pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<String, Error> {
-    let invalid = || error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
+    let invalid = || Error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
     let db = state.db();
     let hash = crypto::sha256_hex(token.as_bytes());
     let change = email_change::Entity::find_by_id(u.id.as_str())

@@ -18,7 +18,7 @@ use crate::state::AppState;
 pub use super::goal_writer::MAX_GOALS;
 
 fn limit_reached() -> Error {
-    error::conflict(
+    Error::conflict(
         "GOAL_LIMIT_REACHED",
         format!("At most {MAX_GOALS} goals of each kind; delete some first"),
     )

@@ -19,7 +19,7 @@ pub async fn change_password(
 ) -> Result<(), Error> {
     let new = new.into_inner();
     if !password::verify(old.clone(), u.password_hash.clone()).await {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "INVALID_PASSWORD",
             "oldPassword is not the current password",
         ));

@@ -23,21 +23,21 @@ pub struct Enrollment {
 }
 
 fn already_enabled() -> Error {
-    error::conflict(
+    Error::conflict(
         "TWO_FACTOR_ALREADY_ENABLED",
         "Two-factor authentication is already on",
     )
 }
 
 fn not_enabled() -> Error {
-    error::conflict(
+    Error::conflict(
         "TWO_FACTOR_NOT_ENABLED",
         "Two-factor authentication is not on",
     )
 }
 
 pub fn invalid_code() -> Error {
-    error::bad_request("INVALID_CODE", "The code is wrong or was already used")
+    Error::bad_request("INVALID_CODE", "The code is wrong or was already used")
 }
 
 /// Starts enrolment: a new secret, pending until confirmed with a code.
@@ -82,7 +82,7 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         return Err(already_enabled());
     }
     let pending = u.totp_pending.as_deref().ok_or_else(|| {
-        error::conflict(
+        Error::conflict(
             "TWO_FACTOR_NOT_PENDING",
             "Start two-factor setup first (POST /account/two-factor)",
         )
@@ -93,33 +93,48 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         record_failure(state, &u.id).await?;
         return Err(invalid_code());
     };
-    let txn = state.db().begin_write().await?;
-    users::update(&u.id)
-        .col_expr(user::Column::TwoFactor, Expr::value(true))
-        .col_expr(user::Column::TotpSecret, Expr::value(pending))
-        .col_expr(
-            user::Column::TotpPending,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(user::Column::TotpLastStep, Expr::value(step))
-        .exec(&txn)
-        .await?;
-    backup_code::Entity::delete_many()
-        .filter(backup_code::Column::UserId.eq(u.id.as_str()))
-        .exec(&txn)
-        .await?;
-    for (i, code) in totp::new_backup_codes().into_iter().enumerate() {
-        backup_code::ActiveModel {
+    let codes: Vec<backup_code::ActiveModel> = totp::new_backup_codes()
+        .into_iter()
+        .enumerate()
+        .map(|(i, code)| backup_code::ActiveModel {
             user_id: Set(u.id.clone()),
             position: Set(i32::try_from(i).unwrap_or(0)),
             sealed_code: Set(state.secrets.seal(code.as_bytes())),
             used_at: Set(None),
-        }
-        .insert(&txn)
+        })
+        .collect();
+    let on = users::update(&u.id)
+        .col_expr(user::Column::TwoFactor, Expr::value(true))
+        .col_expr(user::Column::TotpSecret, Expr::value(pending))
+        .col_expr(user::Column::TotpLastStep, Expr::value(step));
+    switch(state, &u.id, on, codes).await
+}
+
+/// Writes two-factor's new state: the user's columns (`TotpPending`
+/// cleared) and the backup codes replaced by `codes`, in one transaction.
+async fn switch(
+    state: &AppState,
+    user_id: &str,
+    change: keel_platform::sea_orm::UpdateMany<user::Entity>,
+    codes: Vec<backup_code::ActiveModel>,
+) -> Result<(), Error> {
+    let txn = state.db().begin_write().await?;
+    change
+        .col_expr(
+            user::Column::TotpPending,
+            Expr::value(Option::<String>::None),
+        )
+        .exec(&txn)
         .await?;
+    backup_code::Entity::delete_many()
+        .filter(backup_code::Column::UserId.eq(user_id))
+        .exec(&txn)
+        .await?;
+    for code in codes {
+        code.insert(&txn).await?;
     }
     txn.commit().await?;
-    state.user_changed(&u.id).await;
+    state.user_changed(user_id).await;
     Ok(())
 }
 
@@ -129,32 +144,19 @@ pub async fn disable(state: &AppState, u: &user::Model, code: &str) -> Result<()
         return Err(not_enabled());
     }
     check_second_factor(state, u, code).await?;
-    let txn = state.db().begin_write().await?;
-    users::update(&u.id)
+    let off = users::update(&u.id)
         .col_expr(user::Column::TwoFactor, Expr::value(false))
         .col_expr(
             user::Column::TotpSecret,
             Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            user::Column::TotpPending,
-            Expr::value(Option::<String>::None),
-        )
-        .exec(&txn)
-        .await?;
-    backup_code::Entity::delete_many()
-        .filter(backup_code::Column::UserId.eq(u.id.as_str()))
-        .exec(&txn)
-        .await?;
-    txn.commit().await?;
-    state.user_changed(&u.id).await;
-    Ok(())
+        );
+    switch(state, &u.id, off, Vec::new()).await
 }
 
 /// The unused backup codes, in order.
 pub async fn backup_codes(state: &AppState, u: &user::Model) -> Result<Vec<String>, Error> {
     if !u.two_factor {
-        return Err(error::forbidden(
+        return Err(Error::forbidden(
             "TWO_FACTOR_NOT_ENABLED",
             "Backup codes exist only while two-factor authentication is on",
         ));

@@ -72,11 +72,11 @@ pub fn update(id: &str) -> UpdateMany<Entity> {
 }
 
 pub fn username_taken_error() -> Error {
-    error::conflict("USERNAME_TAKEN", "This username is already taken")
+    Error::conflict("USERNAME_TAKEN", "This username is already taken")
 }
 
 pub fn email_taken_error() -> Error {
-    error::conflict(
+    Error::conflict(
         "EMAIL_TAKEN",
         "This email address is already used by another account",
     )

@@ -121,76 +121,29 @@ impl Procedures {
         self
     }
 
-    /// A query taking input `I`.
-    pub fn query<I, O, F, Fut>(
+    /// A procedure of `kind` taking input `I`.
+    pub fn procedure<I, O, F, Fut>(
         self,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        I: DeserializeOwned + ToSchema + Send + 'static,
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx, I) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add(name, Kind::Query, access, summary, true, f)
-    }
-
-    /// A query without input.
-    pub fn query0<O, F, Fut>(
-        self,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add_without_input(name, Kind::Query, access, summary, f)
-    }
-
-    /// A mutation taking input `I`.
-    pub fn mutation<I, O, F, Fut>(
-        self,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        I: DeserializeOwned + ToSchema + Send + 'static,
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx, I) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add(name, Kind::Mutation, access, summary, true, f)
-    }
-
-    /// A mutation without input.
-    pub fn mutation0<O, F, Fut>(
-        self,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add_without_input(name, Kind::Mutation, access, summary, f)
-    }
-
-    fn add_without_input<O, F, Fut>(
-        self,
-        name: &'static str,
         kind: Kind,
+        name: &'static str,
+        access: Access,
+        summary: &'static str,
+        f: F,
+    ) -> Self
+    where
+        I: DeserializeOwned + ToSchema + Send + 'static,
+        O: Serialize + ToSchema + 'static,
+        F: Fn(Ctx, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, Error>> + Send + 'static,
+    {
+        self.add(name, kind, access, summary, true, f)
+    }
+
+    /// A procedure of `kind` without input.
+    pub fn procedure0<O, F, Fut>(
+        self,
+        kind: Kind,
+        name: &'static str,
         access: Access,
         summary: &'static str,
         f: F,

@@ -79,6 +79,41 @@ impl<S> ApiError<S> {
         })
     }
 
+    /// 400 with the service's `code`.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 401 with the service's `code`.
+    pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::UNAUTHORIZED, code, message)
+    }
+
+    /// 403 with the service's `code`.
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::FORBIDDEN, code, message)
+    }
+
+    /// 404 with the service's `code`.
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::NOT_FOUND, code, message)
+    }
+
+    /// 409 with the service's `code`.
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::CONFLICT, code, message)
+    }
+
+    /// 413 with the service's `code`.
+    pub fn too_large(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::PAYLOAD_TOO_LARGE, code, message)
+    }
+
+    /// 429 with the service's `code` (add [`Self::retry_after`]).
+    pub fn too_many(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::TOO_MANY_REQUESTS, code, message)
+    }
+
     /// An internal failure: logged with its cause, answered as a bare 500.
     pub fn internal(cause: impl Into<Cause>) -> Self {
         Self::from_kind(Kind::Internal(cause.into()))

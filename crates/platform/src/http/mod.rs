@@ -157,6 +157,19 @@ pub async fn serve(
     }
 }
 
+/// The client's address of a request: [`client_ip`] of the peer the
+/// connection came from (loopback when the server did not record it).
+pub fn request_client_ip(
+    parts: &http::request::Parts,
+    trusted: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+    client_ip(peer, &parts.headers, trusted)
+}
+
 /// The client's address: the peer's, unless the peer is a trusted proxy, in
 /// which case the right-most `X-Forwarded-For` entry that is not itself a
 /// trusted proxy.

@@ -12,7 +12,7 @@ use keel_platform::sea_orm::{
 use rand::Rng;
 
 use crate::entity::{app_password, session, user};
-use crate::error::{self, Error};
+use crate::error::Error;
 
 pub const CAPABILITY: &str = "svc_manage";
 
@@ -21,11 +21,11 @@ pub fn has_capability(u: &user::Model, cap: &str) -> bool {
 }
 
 fn conflict(message: String) -> Error {
-    error::conflict("existing_user_login", message)
+    Error::conflict("existing_user_login", message)
 }
 
 fn no_user(username: &str) -> Error {
-    error::not_found("invalid_username", format!("No user {username:?}"))
+    Error::not_found("invalid_username", format!("No user {username:?}"))
 }
 
 /// Creates a user; its login password is the one given or a new random one
@@ -41,7 +41,7 @@ pub async fn add_user(
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.-@".contains(&b));
     if !ok {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "invalid_username",
             "username must be 1 to 60 of a-z A-Z 0-9 _ . - @",
         ));
@@ -108,7 +108,7 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
         .ok_or_else(|| no_user(username))?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "rest_invalid_param",
             "name must be 1 to 100 characters",
         ));
@@ -123,7 +123,7 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
     };
     match row.insert(db.write()).await {
         Ok(_) => Ok(shown),
-        Err(e) if is_unique_violation(&e) => Err(error::conflict(
+        Err(e) if is_unique_violation(&e) => Err(Error::conflict(
             "application_password_duplicate_name",
             format!("{username} already has an application password named {name:?}"),
         )),

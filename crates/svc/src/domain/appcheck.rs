@@ -9,7 +9,7 @@ use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
 use crate::domain::settings::Settings;
-use crate::error::{self, Error};
+use crate::error::Error;
 
 pub const ISSUER_PREFIX: &str = "https://firebaseappcheck.googleapis.com/";
 
@@ -26,7 +26,7 @@ struct Claims {
 }
 
 pub fn failed(why: &str) -> Error {
-    error::forbidden("appcheck_failed", format!("App Check failed: {why}"))
+    Error::forbidden("appcheck_failed", format!("App Check failed: {why}"))
 }
 
 pub struct AppCheck {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::error::{self, Error};
+use crate::error::Error;
 
 /// `^\d+(?::(?:\d+|[a-f0-9-]{36}))?$`: a numeric id, optionally followed by
 /// a colon and a numeric form index or a 36-character UUID.
@@ -66,7 +66,7 @@ pub struct FormDef {
 }
 
 fn bad_definition(message: String) -> Error {
-    error::bad_request("rest_invalid_param", message)
+    Error::bad_request("rest_invalid_param", message)
 }
 
 impl FormDef {
@@ -128,7 +128,7 @@ pub type Values = Map<String, Value>;
 /// (ids in `data.fields`) or `invalid_email`.
 pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, Error> {
     let Some(Value::Object(given)) = fields else {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "missing_fields",
             "fields must be an object mapping field ids to values",
         ));
@@ -147,7 +147,7 @@ pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values,
         }
     }
     if !invalid.is_empty() {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "invalid_fields",
             "Some fields are missing, unknown or invalid",
         )
@@ -155,7 +155,7 @@ pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values,
     }
     if !bad_email.is_empty() {
         return Err(
-            error::bad_request("invalid_email", "An email field holds no valid address")
+            Error::bad_request("invalid_email", "An email field holds no valid address")
                 .with("fields", bad_email),
         );
     }

@@ -18,7 +18,7 @@ use utoipa::ToSchema;
 
 use crate::domain::forms::valid_form_id;
 use crate::entity::setting;
-use crate::error::{self, Error};
+use crate::error::Error;
 
 /// The settings in effect.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +98,7 @@ pub struct SettingsPatch {
 }
 
 fn invalid(key: &str, problem: &str) -> Error {
-    error::bad_request(
+    Error::bad_request(
         "rest_invalid_param",
         format!("Invalid parameter: {key} {problem}"),
     )

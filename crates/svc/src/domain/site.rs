@@ -10,10 +10,10 @@ use keel_platform::sea_orm::{
 use crate::domain::forms::{FormDef, Values};
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::entity::{form, submission};
-use crate::error::{self, Error};
+use crate::error::Error;
 
 pub fn not_found() -> Error {
-    error::not_found("form_not_found", "Form not found")
+    Error::not_found("form_not_found", "Form not found")
 }
 
 fn to_def(row: form::Model) -> Result<FormDef, Error> {

@@ -222,7 +222,7 @@ async fn accepted(
         .map_err(Error::internal)?;
     if !decision.allowed {
         return Err(
-            error::too_many("rate_limited", "Too many submissions; try again later")
+            Error::too_many("rate_limited", "Too many submissions; try again later")
                 .retry_after(decision.retry_after.as_secs()),
         );
     }
@@ -230,7 +230,7 @@ async fn accepted(
         size.is_none_or(|n| u64::try_from(n).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
     if too_big {
         return Err(
-            error::too_large("invalid_fields", "The submitted data is too large")
+            Error::too_large("invalid_fields", "The submitted data is too large")
                 .with("limit", settings.payload_limit_bytes),
         );
     }

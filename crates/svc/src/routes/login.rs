@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::Done;
 use crate::auth::{COOKIE_NAME, authenticate, cookie};
 use crate::domain::admin;
-use crate::error::{self, Error, ErrorBody};
+use crate::error::{Error, ErrorBody};
 use crate::input::Body;
 use crate::state::AppState;
 
@@ -55,7 +55,7 @@ pub async fn login(
         .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
     let ok = keel_platform::password::verify(body.password, hash).await;
     let Some(u) = found.filter(|_| ok) else {
-        return Err(error::unauthorized(
+        return Err(Error::unauthorized(
             "rest_invalid_credentials",
             "Unknown username or wrong password",
         ));

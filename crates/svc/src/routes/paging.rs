@@ -9,7 +9,7 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use crate::error::{self, Error};
+use crate::error::Error;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -25,7 +25,7 @@ impl Paging {
         let page = self.page.unwrap_or(1);
         let per_page = self.per_page.unwrap_or(20);
         if page == 0 || !(1..=100).contains(&per_page) {
-            return Err(error::bad_request(
+            return Err(Error::bad_request(
                 "rest_invalid_param",
                 "page must be at least 1 and per_page 1 to 100",
             ));
@@ -36,7 +36,7 @@ impl Paging {
 
 pub fn paging_query(q: Result<Query<Paging>, QueryRejection>) -> Result<Paging, Error> {
     q.map(|Query(p)| p)
-        .map_err(|e| error::bad_request("rest_invalid_param", e.body_text()))
+        .map_err(|e| Error::bad_request("rest_invalid_param", e.body_text()))
 }
 
 pub fn paged<T: Serialize>(body: T, total: u64, per_page: u64) -> Response {

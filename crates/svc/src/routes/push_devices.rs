@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::domain::push::devices;
 use crate::domain::push::registration::{Registration, missing};
-use crate::error::{self, Error, ErrorBody};
+use crate::error::{Error, ErrorBody};
 use crate::input::{Fields, RawBody};
 use crate::state::AppState;
 
@@ -118,7 +118,7 @@ pub async fn unregister(
 ) -> Result<Json<Unregistered>, Error> {
     let token = token_of(q.push_token, &headers, body).await?;
     if !devices::deactivate(&state.db, &token, "unregistered").await? {
-        return Err(error::not_found(
+        return Err(Error::not_found(
             "svc_push_device_not_found",
             "This push token is not registered",
         ));

@@ -10,7 +10,7 @@ use super::Done;
 use crate::auth::Admin;
 use crate::domain::forms::FormDef;
 use crate::domain::site;
-use crate::error::{self, Error, ErrorBody};
+use crate::error::{Error, ErrorBody};
 use crate::input::Body;
 use crate::state::AppState;
 
@@ -47,7 +47,7 @@ pub async fn create_form(
     Body(def): Body<FormDef>,
 ) -> Result<(StatusCode, Json<FormDef>), Error> {
     if site::get_form(&state.db, &def.id).await?.is_some() {
-        return Err(error::conflict(
+        return Err(Error::conflict(
             "form_exists",
             "A form with this id exists; PUT replaces it",
         ));
@@ -89,7 +89,7 @@ pub async fn put_form(
     Body(def): Body<FormDef>,
 ) -> Result<Json<FormDef>, Error> {
     if def.id != form_id {
-        return Err(error::bad_request(
+        return Err(Error::bad_request(
             "rest_invalid_param",
             "The body's id differs from the path's",
         ));

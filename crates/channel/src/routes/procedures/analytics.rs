@@ -2,10 +2,11 @@
 
 use crate::domain::{analytics, channel};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures};
 
 pub fn add(p: Procedures) -> Procedures {
-    p.query0(
+    p.procedure0(
+        Kind::Query,
         "analytics.viewers",
         Access::Owner,
         "Viewer samples of the current session and the last 7 days; peak and average per session",

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use crate::domain::emotes::{self, Emote};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EmoteList {
@@ -15,7 +15,8 @@ pub struct EmoteList {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.query0(
+    p.procedure0(
+        Kind::Query,
         "emotes.list",
         Access::Public,
         "The merged emote set (7TV, BetterTTV, FrankerFaceZ)",

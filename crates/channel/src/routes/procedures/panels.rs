@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::domain::panels::{self, NewPanel, Panel, PanelUpdate};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Ok, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Ok, Procedures};
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct PanelId {
@@ -26,26 +26,36 @@ pub struct PanelList {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.query0(
+    p.procedure0(
+        Kind::Query,
         "panels.list",
         Access::Owner,
         "Every panel, in display order",
         list,
     )
-    .mutation(
+    .procedure(
+        Kind::Mutation,
         "panels.create",
         Access::Owner,
         "Adds a panel at the end (at most 50)",
         create,
     )
-    .mutation(
+    .procedure(
+        Kind::Mutation,
         "panels.update",
         Access::Owner,
         "Changes the fields given of a panel",
         update,
     )
-    .mutation("panels.delete", Access::Owner, "Deletes a panel", delete)
-    .mutation(
+    .procedure(
+        Kind::Mutation,
+        "panels.delete",
+        Access::Owner,
+        "Deletes a panel",
+        delete,
+    )
+    .procedure(
+        Kind::Mutation,
         "panels.reorder",
         Access::Owner,
         "Puts the panels in the order given (every id once)",

@@ -8,7 +8,7 @@ use crate::domain::owner::{self, Setup};
 use crate::domain::values::{Email, NewPassword, Text};
 use crate::error::Error;
 use crate::routes::auth::limited;
-use crate::trpc::{Access, Ctx, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -53,14 +53,12 @@ pub struct SetupDone {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.query0(
-        "setup.status",
+    p.procedure0(Kind::Query, "setup.status",
         Access::Public,
         "Whether set-up is needed, and which provider variables are missing",
         status,
     )
-    .mutation(
-        "setup.complete",
+    .procedure(Kind::Mutation, "setup.complete",
         Access::Public,
         "Creates the owner and names the channel, once, with the set-up code from keel's log; signs the owner in",
         complete,

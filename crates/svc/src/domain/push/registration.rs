@@ -6,13 +6,13 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::error::{self, Error};
+use crate::error::Error;
 
 /// Invalid input: `rest_invalid_param` with `data.params` naming each field.
 pub fn invalid(field: &str, problem: &str) -> Error {
     let mut params = Map::new();
     params.insert(field.to_owned(), Value::from(problem));
-    error::bad_request(
+    Error::bad_request(
         "rest_invalid_param",
         format!("Invalid parameter(s): {field}"),
     )
@@ -20,7 +20,7 @@ pub fn invalid(field: &str, problem: &str) -> Error {
 }
 
 pub fn missing(field: &str) -> Error {
-    error::bad_request(
+    Error::bad_request(
         "rest_missing_callback_param",
         format!("Missing parameter(s): {field}"),
     )

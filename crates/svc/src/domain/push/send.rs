@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
-use crate::error::{self, Error};
+use crate::error::Error;
 use crate::jobs::dispatch;
 
 fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
@@ -189,9 +189,9 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
 }
 
 pub fn not_found() -> Error {
-    error::not_found("svc_push_send_not_found", "No such send")
+    Error::not_found("svc_push_send_not_found", "No such send")
 }
 
 fn not_cancellable(message: &str) -> Error {
-    error::conflict("svc_push_not_cancellable", message)
+    Error::conflict("svc_push_not_cancellable", message)
 }

@@ -17,7 +17,7 @@ use super::devices::{AppId, Status, upsert};
 use super::registration::Registration;
 use crate::domain::csv_out;
 use crate::entity::push_device;
-use crate::error::{self, Error};
+use crate::error::Error;
 
 pub const COLUMNS: [&str; 11] = [
     "push_token",
@@ -101,7 +101,7 @@ pub struct RowError {
 }
 
 pub fn invalid_file_type(why: &str) -> Error {
-    error::bad_request(
+    Error::bad_request(
         "invalid_file_type",
         format!("Only CSV files are accepted: {why}"),
     )
