@@ -172,7 +172,8 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
             .await
             .map_err(|e| RunError::Serve("metrics", e))
     });
-    let worker = Worker::new(platform.db.clone(), registry, platform.config.jobs.clone());
+    let worker = Worker::new(platform.db.clone(), registry, platform.config.jobs.clone())
+        .woken_by(platform.jobs_wake.clone());
     let token = shutdown.clone();
     servers.spawn(async move {
         worker.run(token, grace).await;

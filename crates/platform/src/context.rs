@@ -51,6 +51,8 @@ pub struct Platform {
     pub mailer: Mailer,
     /// Seals secrets stored in the database (`KEEL_SECRET_KEY`).
     pub secrets: SecretBox,
+    /// Wakes this process's job worker (see [`Platform::wake_jobs`]).
+    pub jobs_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Platform {
@@ -78,7 +80,16 @@ impl Platform {
             http,
             mailer,
             secrets,
+            jobs_wake: Arc::new(tokio::sync::Notify::new()),
         })
+    }
+
+    /// Tells this process's job worker that a job was committed that is due
+    /// now, so it claims it at once instead of at its next poll
+    /// (`KEEL_JOB_POLL_MS`, which stays the bound for jobs enqueued
+    /// elsewhere).
+    pub fn wake_jobs(&self) {
+        self.jobs_wake.notify_one();
     }
 
     /// Applies pending migrations of the platform and `sets`.

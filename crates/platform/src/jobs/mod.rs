@@ -152,6 +152,49 @@ pub async fn enqueue_unique<C: ConnectionTrait, J: Job>(
     insert(conn, job, run_at, Some(key)).await
 }
 
+/// Enqueues each `(job, key)` unless a job with its key exists, in
+/// statements of up to 200 rows; how many were inserted.
+pub async fn enqueue_unique_many<C: ConnectionTrait, J: Job>(
+    conn: &C,
+    jobs: &[(J, String)],
+    run_at: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    let now = Utc::now();
+    let mut inserted = 0;
+    for chunk in jobs.chunks(200) {
+        let rows = chunk
+            .iter()
+            .map(|(job, key)| {
+                Ok(entity::ActiveModel {
+                    kind: Set(J::KIND.to_owned()),
+                    payload: Set(
+                        serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?
+                    ),
+                    unique_key: Set(Some(key.clone())),
+                    status: Set(entity::QUEUED.to_owned()),
+                    attempts: Set(0),
+                    max_attempts: Set(i32::try_from(J::MAX_ATTEMPTS).unwrap_or(i32::MAX)),
+                    run_at: Set(run_at),
+                    locked_until: Set(None),
+                    locked_by: Set(None),
+                    last_error: Set(None),
+                    created_at: Set(now),
+                    ..Default::default()
+                })
+            })
+            .collect::<Result<Vec<_>, DbErr>>()?;
+        inserted += entity::Entity::insert_many(rows)
+            .on_conflict(
+                OnConflict::column(entity::Column::UniqueKey)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(conn)
+            .await?;
+    }
+    Ok(inserted)
+}
+
 async fn insert<C: ConnectionTrait, J: Job>(
     conn: &C,
     job: &J,

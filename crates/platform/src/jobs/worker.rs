@@ -36,6 +36,14 @@ impl Worker {
         }
     }
 
+    /// Wakes on `wake` too (the platform's, so a request that commits a
+    /// job due now has it run at once).
+    #[must_use]
+    pub fn woken_by(mut self, wake: Arc<Notify>) -> Self {
+        self.wake = wake;
+        self
+    }
+
     /// Wakes the worker now instead of at the next poll.
     pub fn wake(&self) {
         self.wake.notify_one();

@@ -68,6 +68,53 @@ pub async fn earliest_pending<C: ConnectionTrait>(
     Ok(row.flatten())
 }
 
+/// Enqueues the send-batch job of every batch of a send whose messages were
+/// written batched already (a send due at once: see `send::create`), in
+/// the caller's transaction.
+pub async fn enqueue_batches<C: ConnectionTrait>(
+    conn: &C,
+    send_id: &str,
+    at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let batches: Vec<String> = push_message::Entity::find()
+        .select_only()
+        .column(push_message::Column::BatchId)
+        .distinct()
+        .filter(push_message::Column::SendId.eq(send_id))
+        .filter(push_message::Column::Status.eq(MessageStatus::Batched))
+        .filter(push_message::Column::BatchId.is_not_null())
+        .into_tuple::<Option<String>>()
+        .all(conn)
+        .await?
+        .into_iter()
+        .flatten()
+        .collect();
+    let jobs: Vec<(SendBatch, String)> = batches
+        .into_iter()
+        .map(|batch_id| {
+            let key = format!("batch:{batch_id}");
+            let job = SendBatch {
+                send_id: send_id.to_owned(),
+                batch_id,
+            };
+            (job, key)
+        })
+        .collect();
+    jobs::enqueue_unique_many(conn, &jobs, at).await?;
+    Ok(())
+}
+
+/// On PostgreSQL, after a bulk insert of at least
+/// [`ANALYZE_FROM_RECIPIENTS`] messages, refreshes the table's statistics.
+pub async fn refresh_statistics(db: &keel_platform::db::Db, recipients: i64) -> Result<(), DbErr> {
+    if db.is_postgres() && recipients >= ANALYZE_FROM_RECIPIENTS {
+        db.write()
+            .execute_unprepared("ANALYZE svc_push_messages")
+            .await?;
+    }
+    Ok(())
+}
+
 async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
     let Some(send) = push_send::Entity::find_by_id(send_id)
         .one(d.db.read())
@@ -78,11 +125,7 @@ async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
     if send.cancelled {
         return Ok(());
     }
-    if d.db.is_postgres() && send.recipients >= ANALYZE_FROM_RECIPIENTS {
-        d.db.write()
-            .execute_unprepared("ANALYZE svc_push_messages")
-            .await?;
-    }
+    refresh_statistics(&d.db, send.recipients).await?;
     while batch_due(d, send_id).await? {}
     if let Some(next) = earliest_pending(d.db.read(), send_id).await? {
         schedule(d.db.write(), send_id, next).await?;
@@ -133,5 +176,6 @@ async fn batch_due(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
         jobs::enqueue_unique(&txn, &job, &format!("batch:{batch_id}"), now).await?;
     }
     txn.commit().await?;
+    d.wake_worker();
     Ok(true)
 }

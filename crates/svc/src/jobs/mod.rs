@@ -13,6 +13,7 @@
 //! A `DeviceNotRegistered` ticket or receipt marks the device inactive.
 
 pub mod dispatch;
+mod outcome;
 pub mod receipts;
 pub mod send_batch;
 
@@ -39,6 +40,8 @@ pub struct Delivery {
     /// one, and the first due asks for all that are due, so the others
     /// find nothing left instead of asking for the same ids at once.
     receipts_running: Arc<tokio::sync::Mutex<()>>,
+    /// Wakes the job worker when a dispatch round has committed batches.
+    wake: Option<Arc<tokio::sync::Notify>>,
 }
 
 impl Delivery {
@@ -48,6 +51,21 @@ impl Delivery {
             expo: Arc::new(expo),
             receipt_delay,
             receipts_running: Arc::default(),
+            wake: None,
+        }
+    }
+
+    /// Wakes the job worker through `wake` once batches are committed, so
+    /// they go out at once rather than at the worker's next poll.
+    #[must_use]
+    pub fn waking(mut self, wake: Arc<tokio::sync::Notify>) -> Self {
+        self.wake = Some(wake);
+        self
+    }
+
+    fn wake_worker(&self) {
+        if let Some(w) = &self.wake {
+            w.notify_one();
         }
     }
 

@@ -7,11 +7,11 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use keel_platform::db::Db;
 use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
-use keel_platform::sea_orm::sea_query::OnConflict;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::outcome::{self, Written};
 use super::receipts::Receipts;
 use super::{DEVICE_NOT_REGISTERED, Delivery, deactivate, round_up};
 use crate::entity::push_message::{self, MessageStatus};
@@ -165,28 +165,19 @@ async fn active_tokens(
 }
 
 /// The stored form of one message's outcome.
-fn row_of(
-    m: &push_message::Model,
-    outcome: Outcome,
-    gone: &mut Vec<String>,
-) -> push_message::ActiveModel {
-    let mut row = push_message::ActiveModel {
-        send_id: Set(m.send_id.clone()),
-        push_token: Set(m.push_token.clone()),
-        due_at: Set(m.due_at),
-        status: Set(MessageStatus::Error),
-        batch_id: Set(m.batch_id.clone()),
-        ticket_id: Set(None),
-        ticket_error: Set(None),
-        sent_at: Set(None),
-        receipt_status: Set(None),
-        receipt_error: Set(None),
+fn row_of(m: &push_message::Model, outcome: Outcome, gone: &mut Vec<String>) -> Written {
+    let mut row = Written {
+        push_token: m.push_token.clone(),
+        status: MessageStatus::Error,
+        ticket_id: None,
+        ticket_error: None,
+        sent_at: None,
     };
     match outcome {
         Outcome::Ticket(Some(t), at) if t.status == "ok" => {
-            row.status = Set(MessageStatus::Sent);
-            row.ticket_id = Set(t.id);
-            row.sent_at = Set(Some(at));
+            row.status = MessageStatus::Sent;
+            row.ticket_id = t.id;
+            row.sent_at = Some(at);
         }
         Outcome::Ticket(t, at) => {
             let code = t
@@ -196,12 +187,12 @@ fn row_of(
             if code == DEVICE_NOT_REGISTERED {
                 gone.push(m.push_token.clone());
             }
-            row.ticket_error = Set(Some(code));
-            row.sent_at = Set(Some(at));
+            row.ticket_error = Some(code);
+            row.sent_at = Some(at);
         }
-        Outcome::Refused(reason) => row.ticket_error = Set(Some(reason.chars().take(64).collect())),
-        Outcome::Cancelled => row.status = Set(MessageStatus::Cancelled),
-        Outcome::Skipped => row.status = Set(MessageStatus::Skipped),
+        Outcome::Refused(reason) => row.ticket_error = Some(reason.chars().take(64).collect()),
+        Outcome::Cancelled => row.status = MessageStatus::Cancelled,
+        Outcome::Skipped => row.status = MessageStatus::Skipped,
     }
     row
 }
@@ -217,28 +208,14 @@ async fn finish(
     outcome: impl Fn(usize) -> Outcome,
 ) -> Result<(), JobError> {
     let mut gone = Vec::new();
-    let rows: Vec<push_message::ActiveModel> = messages
+    let rows: Vec<Written> = messages
         .iter()
         .enumerate()
         .map(|(i, m)| row_of(m, outcome(i), &mut gone))
         .collect();
+    let send_id = messages.first().map_or("", |m| m.send_id.as_str());
     let txn = d.db.begin_write().await?;
-    push_message::Entity::insert_many(rows)
-        .on_conflict(
-            OnConflict::columns([
-                push_message::Column::SendId,
-                push_message::Column::PushToken,
-            ])
-            .update_columns([
-                push_message::Column::Status,
-                push_message::Column::TicketId,
-                push_message::Column::TicketError,
-                push_message::Column::SentAt,
-            ])
-            .to_owned(),
-        )
-        .exec_without_returning(&txn)
-        .await?;
+    outcome::write(&txn, send_id, &rows).await?;
     deactivate(&txn, &gone).await?;
     if let Some((send_id, at)) = receipts {
         let job = Receipts {

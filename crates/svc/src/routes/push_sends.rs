@@ -78,13 +78,18 @@ pub async fn send_notification(
 ) -> Result<(StatusCode, Json<SendAccepted>), Error> {
     let req = SendRequest::parse(&body)?;
     let s = send::create(&state.db, req, admin.user.id).await?;
-    let v = view(&state, s).await?;
+    state.platform.wake_jobs();
+    // Just made: every recipient is pending (no need to count them).
+    let fresh = Progress {
+        pending: u64::try_from(s.recipients).unwrap_or(0),
+        ..Progress::default()
+    };
     Ok((
         StatusCode::ACCEPTED,
         Json(SendAccepted {
-            id: v.id,
-            status: v.status,
-            recipients: v.recipients,
+            status: progress::status_of(&s, &fresh, Utc::now()),
+            id: s.id,
+            recipients: s.recipients,
         }),
     ))
 }

@@ -5,7 +5,9 @@
 //! `TOO_MANY_REQUESTS`), gzip request bodies, per-token ticket and receipt
 //! errors, scripted request failures, and a record of what it accepted.
 //!
-//! `GET /_fake/stats` reports the counts as JSON, for the benchmark, which
+//! `GET /_fake/stats` reports the counts as JSON and `GET
+//! /_fake/notifications` just the accepted count (cheap to poll), for the
+//! benchmark, which
 //! runs this fake as its own process (`fake-expo` binary).
 
 mod wire;
@@ -122,6 +124,7 @@ impl FakeExpo {
             .route("/--/api/v2/push/send", post(wire::send))
             .route("/--/api/v2/push/getReceipts", post(wire::receipts))
             .route("/_fake/stats", get(stats_route))
+            .route("/_fake/notifications", get(notifications_route))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -234,6 +237,11 @@ fn stats(inner: &Inner) -> ExpoStats {
         gzipped: log.requests.iter().filter(|r| r.gzipped).count(),
         receipt_requests: log.receipt_requests.len(),
     }
+}
+
+/// Just the count of accepted notifications, cheap enough to poll.
+async fn notifications_route(State(inner): State<Arc<Inner>>) -> String {
+    lock(&inner.log).delivered.len().to_string()
 }
 
 async fn stats_route(State(inner): State<Arc<Inner>>) -> Response {

@@ -56,8 +56,11 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
     push_send::Entity::insert(send)
         .exec_without_returning(&txn)
         .await?;
+    // Due at once: the messages are written in their batches, each with its
+    // job, so they go out without a pass that batches them.
+    let at_once = req.local_time.is_none() && send_at <= now;
     let recipients = match req.local_time {
-        None => add_recipients_at(&txn, &id, &req.target, send_at).await?,
+        None => add_recipients_at(&txn, &id, &req.target, send_at, at_once).await?,
         Some(at) => add_recipients_local(&txn, &id, &req.target, send_at, at).await?,
     };
     push_send::Entity::update_many()
@@ -68,7 +71,9 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
         .filter(push_send::Column::Id.eq(id.as_str()))
         .exec(&txn)
         .await?;
-    if let Some(first) = dispatch::earliest_pending(&txn, &id).await? {
+    if at_once {
+        dispatch::enqueue_batches(&txn, &id, now).await?;
+    } else if let Some(first) = dispatch::earliest_pending(&txn, &id).await? {
         dispatch::schedule(&txn, &id, first).await?;
     }
     let saved = push_send::Entity::find_by_id(id.as_str())
@@ -76,33 +81,53 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
         .await?
         .ok_or_else(|| Error::internal("the send vanished after it was written"))?;
     txn.commit().await?;
+    if at_once {
+        dispatch::refresh_statistics(db, saved.recipients).await?;
+    }
     Ok(saved)
 }
 
-/// One `INSERT ... SELECT`: every matching device, due at once.
+/// One `INSERT ... SELECT`: every matching device, due at `due`; with
+/// `batched`, already in batches of at most 100 by push token (batch ids
+/// `<send id>:<n>`).
 async fn add_recipients_at(
     txn: &DatabaseTransaction,
     send_id: &str,
     target: &Target,
     due: DateTime<Utc>,
+    batched: bool,
 ) -> Result<u64, Error> {
     use push_device::Column as D;
-    let select = Query::select()
+    let mut select = Query::select()
         .expr(Expr::val(send_id))
         .column(D::PushToken)
         .expr(Expr::val(due))
-        .expr(Expr::val(MessageStatus::Pending))
+        .to_owned();
+    let mut columns = vec![
+        push_message::Column::SendId,
+        push_message::Column::PushToken,
+        push_message::Column::DueAt,
+        push_message::Column::Status,
+    ];
+    if batched {
+        // The send id is a UUID keel made: safe to write into the SQL.
+        select
+            .expr(Expr::val(MessageStatus::Batched))
+            .expr(Expr::cust(format!(
+                "'{send_id}:' || ((ROW_NUMBER() OVER (ORDER BY \"push_token\") - 1) / {})",
+                crate::expo::MAX_MESSAGES
+            )));
+        columns.push(push_message::Column::BatchId);
+    } else {
+        select.expr(Expr::val(MessageStatus::Pending));
+    }
+    let select = select
         .from(push_device::Entity)
         .cond_where(device_filter(target))
         .to_owned();
     let insert = Query::insert()
         .into_table(push_message::Entity)
-        .columns([
-            push_message::Column::SendId,
-            push_message::Column::PushToken,
-            push_message::Column::DueAt,
-            push_message::Column::Status,
-        ])
+        .columns(columns)
         .select_from(select)
         .map_err(Error::internal)?
         .to_owned();
@@ -171,7 +196,11 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
             Expr::value(MessageStatus::Cancelled),
         )
         .filter(push_message::Column::SendId.eq(send_id))
-        .filter(push_message::Column::Status.eq(MessageStatus::Pending))
+        // Batched but not yet gone out: a batch in flight overwrites its
+        // messages with what Expo answered.
+        .filter(
+            push_message::Column::Status.is_in([MessageStatus::Pending, MessageStatus::Batched]),
+        )
         .exec(&txn)
         .await?;
     if res.rows_affected == 0 && send.recipients > 0 {
