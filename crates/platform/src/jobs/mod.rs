@@ -164,24 +164,7 @@ pub async fn enqueue_unique_many<C: ConnectionTrait, J: Job>(
     for chunk in jobs.chunks(200) {
         let rows = chunk
             .iter()
-            .map(|(job, key)| {
-                Ok(entity::ActiveModel {
-                    kind: Set(J::KIND.to_owned()),
-                    payload: Set(
-                        serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?
-                    ),
-                    unique_key: Set(Some(key.clone())),
-                    status: Set(entity::QUEUED.to_owned()),
-                    attempts: Set(0),
-                    max_attempts: Set(i32::try_from(J::MAX_ATTEMPTS).unwrap_or(i32::MAX)),
-                    run_at: Set(run_at),
-                    locked_until: Set(None),
-                    locked_by: Set(None),
-                    last_error: Set(None),
-                    created_at: Set(now),
-                    ..Default::default()
-                })
-            })
+            .map(|(job, key)| row(job, Some(key), run_at, now))
             .collect::<Result<Vec<_>, DbErr>>()?;
         inserted += entity::Entity::insert_many(rows)
             .on_conflict(
@@ -195,17 +178,17 @@ pub async fn enqueue_unique_many<C: ConnectionTrait, J: Job>(
     Ok(inserted)
 }
 
-async fn insert<C: ConnectionTrait, J: Job>(
-    conn: &C,
+/// A queued job's row.
+fn row<J: Job>(
     job: &J,
+    unique_key: Option<&String>,
     run_at: DateTime<Utc>,
-    unique_key: Option<&str>,
-) -> Result<bool, DbErr> {
-    let payload = serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?;
-    let model = entity::ActiveModel {
+    now: DateTime<Utc>,
+) -> Result<entity::ActiveModel, DbErr> {
+    Ok(entity::ActiveModel {
         kind: Set(J::KIND.to_owned()),
-        payload: Set(payload),
-        unique_key: Set(unique_key.map(str::to_owned)),
+        payload: Set(serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?),
+        unique_key: Set(unique_key.cloned()),
         status: Set(entity::QUEUED.to_owned()),
         attempts: Set(0),
         max_attempts: Set(i32::try_from(J::MAX_ATTEMPTS).unwrap_or(i32::MAX)),
@@ -213,9 +196,19 @@ async fn insert<C: ConnectionTrait, J: Job>(
         locked_until: Set(None),
         locked_by: Set(None),
         last_error: Set(None),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
         ..Default::default()
-    };
+    })
+}
+
+async fn insert<C: ConnectionTrait, J: Job>(
+    conn: &C,
+    job: &J,
+    run_at: DateTime<Utc>,
+    unique_key: Option<&str>,
+) -> Result<bool, DbErr> {
+    let key = unique_key.map(str::to_owned);
+    let model = row(job, key.as_ref(), run_at, Utc::now())?;
     let res = entity::Entity::insert(model)
         .on_conflict(
             OnConflict::column(entity::Column::UniqueKey)
