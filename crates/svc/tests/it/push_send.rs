@@ -239,6 +239,35 @@ async fn a_scheduled_send_can_be_cancelled_and_then_sends_nothing() {
 }
 
 #[tokio::test]
+async fn cancelling_a_send_under_way_stops_the_batches_not_yet_gone_out() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..250).map(device)).await;
+    // The first batch is accepted; the other two are held on their way.
+    svc.expo.hold_after(1);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    until(WITHIN, "a first batch reaches Expo", || async {
+        !svc.expo.delivered().is_empty()
+    })
+    .await;
+    // Which batch went first (of 100, 100 and 50) is the workers' race.
+    let gone = svc.expo.delivered().len();
+    let r = svc
+        .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["cancelled"], 250 - gone, "{}", r.text);
+    // The held requests fail; their retries find nothing left to send.
+    svc.expo.release();
+    svc.app.jobs_drained().await;
+    assert_eq!(svc.expo.delivered().len(), gone);
+    let view = svc.send_view(&admin, &id).await;
+    assert_eq!(view.body["status"], "cancelled");
+    assert_eq!(view.body["progress"]["sent"], gone);
+    assert_eq!(view.body["progress"]["cancelled"], 250 - gone);
+}
+
+#[tokio::test]
 async fn a_finished_or_unknown_send_cannot_be_cancelled() {
     let svc = Svc::start().await;
     let admin = svc.push_admin().await;
