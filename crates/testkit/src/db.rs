@@ -64,6 +64,23 @@ impl TestDb {
         self.postgres.as_ref().map(|p| p.schema.as_str())
     }
 
+    /// Takes the schema's migration lock (PostgreSQL's advisory lock, as
+    /// keel's migrator takes it) on a connection of its own; held until the
+    /// returned transaction is dropped or ended.
+    pub async fn hold_migration_lock(&self) -> keel_platform::sea_orm::DatabaseTransaction {
+        use keel_platform::sea_orm::TransactionTrait;
+        let schema = self.schema().expect("the migration lock is PostgreSQL's");
+        let key = keel_platform::migrate::advisory_lock_key(schema);
+        let holder = Database::connect(&self.url)
+            .await
+            .expect("connect to the test PostgreSQL");
+        let txn = holder.begin().await.expect("begin");
+        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({key})"))
+            .await
+            .expect("take the migration lock");
+        txn
+    }
+
     async fn schema_in(admin_url: String) -> Self {
         let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
         let admin = Database::connect(&admin_url)

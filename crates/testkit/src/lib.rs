@@ -96,6 +96,19 @@ pub async fn eventually<T>(within: Duration, mut check: impl FnMut() -> Option<T
 }
 
 /// Like [`eventually`], with an async check.
+/// GET `url` within two seconds: its status and JSON body (`Null` when the
+/// body is not JSON); `None` when nothing answered.
+pub async fn get_json(url: &str) -> Option<(u16, serde_json::Value)> {
+    let r = reqwest::Client::new()
+        .get(url)
+        .timeout(Duration::from_secs(2))
+        .send()
+        .await
+        .ok()?;
+    let status = r.status().as_u16();
+    Some((status, r.json().await.unwrap_or(serde_json::Value::Null)))
+}
+
 pub async fn eventually_async<T, F, Fut>(within: Duration, mut check: F) -> Option<T>
 where
     F: FnMut() -> Fut,

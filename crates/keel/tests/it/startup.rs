@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use keel_platform::sea_orm::{ConnectionTrait, Database, TransactionTrait};
 use keel_testkit::db::TestDb;
+use keel_testkit::get_json as get;
 use keel_testkit::process::{KeelProcess, command};
 use serde_json::Value;
 
@@ -20,17 +20,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn get(url: &str) -> Option<(u16, Value)> {
-    let r = reqwest::Client::new()
-        .get(url)
-        .timeout(Duration::from_secs(2))
-        .send()
-        .await
-        .ok()?;
-    let status = r.status().as_u16();
-    Some((status, r.json().await.unwrap_or(Value::Null)))
-}
-
 #[tokio::test]
 async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
     if keel_testkit::db::postgres_url().is_none() {
@@ -38,12 +27,7 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
     }
     let db = TestDb::postgres().await;
     let dir = tempfile::tempdir().unwrap();
-    let key = keel_platform::migrate::advisory_lock_key(db.schema().unwrap());
-    let holder = Database::connect(&db.url).await.unwrap();
-    let txn = holder.begin().await.unwrap();
-    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({key})"))
-        .await
-        .unwrap();
+    let txn = db.hold_migration_lock().await;
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let mut env = keel_testkit::offline_env();

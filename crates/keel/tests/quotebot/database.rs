@@ -142,12 +142,7 @@ async fn a_statement_that_cannot_lock_a_table_fails_with_55p03_and_rolls_back() 
 async fn a_second_migrator_waits_naming_the_holder_then_gives_up() {
     let mut q = Quotebot::new().await;
     q.set("KEEL_MIGRATION_LOCK_WAIT_SECS", "2");
-    let key = keel_platform::migrate::advisory_lock_key(q.db.schema().unwrap());
-    let holder = Database::connect(&q.db.url).await.unwrap();
-    let txn = holder.begin().await.unwrap();
-    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({key})"))
-        .await
-        .unwrap();
+    let txn = q.db.hold_migration_lock().await;
     let pid = {
         let row = txn
             .query_one_raw(keel_platform::sea_orm::Statement::from_string(

@@ -5,23 +5,12 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use keel_platform::sea_orm::{ConnectionTrait, Database, TransactionTrait};
+use keel_testkit::get_json as get;
 use keel_testkit::process::KeelProcess;
 use keel_testkit::{TcpProxy, eventually, eventually_async};
 use serde_json::Value;
 
 use crate::harness::Quotebot;
-
-async fn get(url: &str) -> Option<(u16, Value)> {
-    let r = reqwest::Client::new()
-        .get(url)
-        .timeout(Duration::from_secs(2))
-        .send()
-        .await
-        .ok()?;
-    let status = r.status().as_u16();
-    Some((status, r.json().await.unwrap_or(Value::Null)))
-}
 
 /// The readiness URL the manager prints first.
 async fn health_url(p: &KeelProcess) -> String {
@@ -46,12 +35,7 @@ async fn until_status(url: &str, status: u16, within: Duration) -> Option<Value>
 #[tokio::test]
 async fn liveness_answers_while_the_migration_waits_for_its_lock() {
     let q = Quotebot::new().await;
-    let key = keel_platform::migrate::advisory_lock_key(q.db.schema().unwrap());
-    let holder = Database::connect(&q.db.url).await.unwrap();
-    let txn = holder.begin().await.unwrap();
-    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({key})"))
-        .await
-        .unwrap();
+    let txn = q.db.hold_migration_lock().await;
     let p = q.spawn(&[]);
     let health = health_url(&p).await;
     let live = health.replace("/api/health", "/api/health/live");

@@ -164,16 +164,9 @@ pub async fn enqueue_unique_many<C: ConnectionTrait, J: Job>(
     for chunk in jobs.chunks(200) {
         let rows = chunk
             .iter()
-            .map(|(job, key)| row(job, Some(key), run_at, now))
+            .map(|(job, key)| row(job, Some(key.as_str()), run_at, now))
             .collect::<Result<Vec<_>, DbErr>>()?;
-        inserted += entity::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::column(entity::Column::UniqueKey)
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_without_returning(conn)
-            .await?;
+        inserted += insert_rows(conn, rows).await?;
     }
     Ok(inserted)
 }
@@ -181,14 +174,14 @@ pub async fn enqueue_unique_many<C: ConnectionTrait, J: Job>(
 /// A queued job's row.
 fn row<J: Job>(
     job: &J,
-    unique_key: Option<&String>,
+    unique_key: Option<&str>,
     run_at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<entity::ActiveModel, DbErr> {
     Ok(entity::ActiveModel {
         kind: Set(J::KIND.to_owned()),
         payload: Set(serde_json::to_string(job).map_err(|e| DbErr::Json(e.to_string()))?),
-        unique_key: Set(unique_key.cloned()),
+        unique_key: Set(unique_key.map(str::to_owned)),
         status: Set(entity::QUEUED.to_owned()),
         attempts: Set(0),
         max_attempts: Set(i32::try_from(J::MAX_ATTEMPTS).unwrap_or(i32::MAX)),
@@ -207,17 +200,27 @@ async fn insert<C: ConnectionTrait, J: Job>(
     run_at: DateTime<Utc>,
     unique_key: Option<&str>,
 ) -> Result<bool, DbErr> {
-    let key = unique_key.map(str::to_owned);
-    let model = row(job, key.as_ref(), run_at, Utc::now())?;
-    let res = entity::Entity::insert(model)
+    let row = row(job, unique_key, run_at, Utc::now())?;
+    Ok(insert_rows(conn, vec![row]).await? > 0)
+}
+
+/// Inserts job rows, skipping any whose unique key exists (a row without a
+/// key never conflicts); how many were inserted.
+async fn insert_rows<C: ConnectionTrait>(
+    conn: &C,
+    rows: Vec<entity::ActiveModel>,
+) -> Result<u64, DbErr> {
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    entity::Entity::insert_many(rows)
         .on_conflict(
             OnConflict::column(entity::Column::UniqueKey)
                 .do_nothing()
                 .to_owned(),
         )
         .exec_without_returning(conn)
-        .await?;
-    Ok(res > 0)
+        .await
 }
 
 /// Jobs due now or running (claimed, lease not expired): 0 when the queue

@@ -68,29 +68,26 @@ pub async fn earliest_pending<C: ConnectionTrait>(
     Ok(row.flatten())
 }
 
-/// Enqueues the send-batch job of every batch of a send whose messages were
-/// written batched already (a send due at once: see `send::create`), in
-/// the caller's transaction.
+/// The SQL that numbers a send's messages into batches of [`MAX_MESSAGES`]
+/// by push token, as an `INSERT ... SELECT` column: `<send id>:<n>`, `n`
+/// from 0. The send id is a UUID keel made, so it is written into the SQL.
+pub fn batch_id_sql(send_id: &str) -> String {
+    format!("'{send_id}:' || ((ROW_NUMBER() OVER (ORDER BY \"push_token\") - 1) / {MAX_MESSAGES})")
+}
+
+/// Enqueues the send-batch job of every batch of a send whose `recipients`
+/// messages were written batched by [`batch_id_sql`] (a send due at once:
+/// see `send::create`), in the caller's transaction. The batch ids follow
+/// from the count: nothing is read back.
 pub async fn enqueue_batches<C: ConnectionTrait>(
     conn: &C,
     send_id: &str,
+    recipients: u64,
     at: DateTime<Utc>,
 ) -> Result<(), DbErr> {
-    let batches: Vec<String> = push_message::Entity::find()
-        .select_only()
-        .column(push_message::Column::BatchId)
-        .distinct()
-        .filter(push_message::Column::SendId.eq(send_id))
-        .filter(push_message::Column::Status.eq(MessageStatus::Batched))
-        .filter(push_message::Column::BatchId.is_not_null())
-        .into_tuple::<Option<String>>()
-        .all(conn)
-        .await?
-        .into_iter()
-        .flatten()
-        .collect();
-    let jobs: Vec<(SendBatch, String)> = batches
-        .into_iter()
+    let batches = recipients.div_ceil(u64::try_from(MAX_MESSAGES).unwrap_or(100));
+    let jobs: Vec<(SendBatch, String)> = (0..batches)
+        .map(|n| format!("{send_id}:{n}"))
         .map(|batch_id| {
             let key = format!("batch:{batch_id}");
             let job = SendBatch {

@@ -72,7 +72,7 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
         .exec(&txn)
         .await?;
     if at_once {
-        dispatch::enqueue_batches(&txn, &id, now).await?;
+        dispatch::enqueue_batches(&txn, &id, recipients, now).await?;
     } else if let Some(first) = dispatch::earliest_pending(&txn, &id).await? {
         dispatch::schedule(&txn, &id, first).await?;
     }
@@ -110,13 +110,9 @@ async fn add_recipients_at(
         push_message::Column::Status,
     ];
     if batched {
-        // The send id is a UUID keel made: safe to write into the SQL.
         select
             .expr(Expr::val(MessageStatus::Batched))
-            .expr(Expr::cust(format!(
-                "'{send_id}:' || ((ROW_NUMBER() OVER (ORDER BY \"push_token\") - 1) / {})",
-                crate::expo::MAX_MESSAGES
-            )));
+            .expr(Expr::cust(dispatch::batch_id_sql(send_id)));
         columns.push(push_message::Column::BatchId);
     } else {
         select.expr(Expr::val(MessageStatus::Pending));
