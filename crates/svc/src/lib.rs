@@ -77,8 +77,8 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
             platform.db.clone(),
             expo::Expo::new(platform.http.clone(), &platform.cache, &cfg.expo),
             cfg.expo.receipt_delay,
-        )
-        .waking(platform.jobs_wake.clone()),
+            platform.jobs_wake.clone(),
+        ),
     );
     let verifier = JwksVerifier::new(
         platform.http.clone(),

@@ -40,33 +40,29 @@ pub struct Delivery {
     /// one, and the first due asks for all that are due, so the others
     /// find nothing left instead of asking for the same ids at once.
     receipts_running: Arc<tokio::sync::Mutex<()>>,
-    /// Wakes the job worker when a dispatch round has committed batches.
-    wake: Option<Arc<tokio::sync::Notify>>,
+    /// Wakes the job worker when a dispatch round has committed batches,
+    /// so they go out at once rather than at the worker's next poll.
+    wake: Arc<tokio::sync::Notify>,
 }
 
 impl Delivery {
-    pub fn new(db: Db, expo: Expo, receipt_delay: std::time::Duration) -> Self {
+    pub fn new(
+        db: Db,
+        expo: Expo,
+        receipt_delay: std::time::Duration,
+        wake: Arc<tokio::sync::Notify>,
+    ) -> Self {
         Self {
             db,
             expo: Arc::new(expo),
             receipt_delay,
             receipts_running: Arc::default(),
-            wake: None,
+            wake,
         }
-    }
-
-    /// Wakes the job worker through `wake` once batches are committed, so
-    /// they go out at once rather than at the worker's next poll.
-    #[must_use]
-    pub fn waking(mut self, wake: Arc<tokio::sync::Notify>) -> Self {
-        self.wake = Some(wake);
-        self
     }
 
     fn wake_worker(&self) {
-        if let Some(w) = &self.wake {
-            w.notify_one();
-        }
+        self.wake.notify_one();
     }
 
     fn delay(&self) -> chrono::Duration {
