@@ -1,6 +1,6 @@
 //! The accounts tables.
 
-use keel_platform::migrate::col::{string, timestamp as ts, timestamp_null as ts_null};
+use keel_platform::migrate::col::{serial, string, timestamp as ts, timestamp_null as ts_null};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{
     ColumnDef, ForeignKey, ForeignKeyAction, ForeignKeyCreateStatement, Index, Table,
@@ -118,13 +118,7 @@ fn initial(b: DbBackend) -> Vec<Statement> {
         .to_owned();
     let code_failures = Table::create()
         .table("accounts_code_failures")
-        .col(
-            ColumnDef::new("id")
-                .big_integer()
-                .not_null()
-                .auto_increment()
-                .primary_key(),
-        )
+        .col(serial("id"))
         .col(id("user_id"))
         .col(ts("failed_at"))
         .foreign_key(&mut owned_by_user("accounts_code_failures", "user_id"))

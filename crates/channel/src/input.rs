@@ -5,15 +5,6 @@ use keel_platform::http::input::Formats;
 
 use crate::error::Error;
 
-keel_platform::body_extractor!(
-    /// A JSON body read into its type.
-    pub Body,
-    Error,
-    Formats::JSON
-);
-
-keel_platform::bytes_extractor!(
-    /// A raw body (the webhook's signed bytes, a tRPC call's input).
-    pub RawBody,
-    Error
-);
+// `Body<T>`: a JSON body read into its type. `RawBody`: the webhook's
+// signed bytes, a tRPC call's input.
+keel_platform::body_extractors!(Error, Formats::JSON);

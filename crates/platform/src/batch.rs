@@ -95,6 +95,26 @@ impl<T: Send + 'static, R: Send + 'static> Batcher<T, R> {
         Self { tx }
     }
 
+    /// [`Self::start`] with a value each batch's write gets its own clone of
+    /// (the database handle, usually).
+    pub fn start_with<C, F, Fut, E>(
+        tasks: &Tasks,
+        name: &'static str,
+        max_batch: usize,
+        with: C,
+        write: F,
+    ) -> Self
+    where
+        C: Clone + Send + Sync + 'static,
+        F: Fn(C, Vec<T>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<R>, E>> + Send + 'static,
+        E: Into<Cause> + 'static,
+    {
+        Self::start(tasks, name, max_batch, move |items| {
+            write(with.clone(), items)
+        })
+    }
+
     /// Writes `item` and waits for its commit.
     pub async fn submit(&self, item: T) -> Result<R, BatchError> {
         let (reply, answer) = oneshot::channel();

@@ -36,4 +36,5 @@ pub use context::{Platform, StartError};
 
 // Re-exported so service crates use the same versions.
 pub use sea_orm;
+pub use utoipa;
 pub use utoipa_axum;

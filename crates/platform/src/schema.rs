@@ -36,13 +36,7 @@ fn cron_ticks(b: DbBackend) -> Vec<sea_orm::Statement> {
 fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
     let table = Table::create()
         .table("keel_jobs")
-        .col(
-            ColumnDef::new("id")
-                .big_integer()
-                .not_null()
-                .auto_increment()
-                .primary_key(),
-        )
+        .col(crate::migrate::col::serial("id"))
         .col(ColumnDef::new("kind").string_len(100).not_null())
         .col(ColumnDef::new("payload").text().not_null())
         .col(ColumnDef::new("unique_key").string_len(200).null())

@@ -33,16 +33,7 @@ pub fn not_an_object() -> Error {
     Error::bad_request("rest_invalid_json", "The body must be a JSON object")
 }
 
-keel_platform::body_extractor!(
-    /// A JSON body of the admin routes, read into its type; a field of the
-    /// wrong type is a 400 in the namespace's shape naming the field.
-    pub Body,
-    Error,
-    Formats::JSON
-);
-
-keel_platform::bytes_extractor!(
-    /// A raw body, read whatever its type (the push token's carriers).
-    pub RawBody,
-    Error
-);
+// `Body<T>`: a JSON body of the admin routes read into its type (a field
+// of the wrong type is a 400 in the namespace's shape naming the field).
+// `RawBody`: a body read whatever its type (the push token's carriers).
+keel_platform::body_extractors!(Error, Formats::JSON);

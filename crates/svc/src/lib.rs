@@ -57,15 +57,9 @@ impl Configured for Config {
 }
 
 fn submission_writer(db: Db, tasks: &Tasks) -> Batcher<site::NewSubmission, i64> {
-    Batcher::start(
-        tasks,
-        "svc submissions",
-        256,
-        move |items: Vec<site::NewSubmission>| {
-            let db = db.clone();
-            async move { site::store_submissions(&db, items).await }
-        },
-    )
+    Batcher::start_with(tasks, "svc submissions", 256, db, |db, items| async move {
+        site::store_submissions(&db, items).await
+    })
 }
 
 /// Builds the service.

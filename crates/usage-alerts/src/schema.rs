@@ -1,6 +1,6 @@
 //! The usage-alerts tables.
 
-use keel_platform::migrate::col::{big, string as s, timestamp as ts};
+use keel_platform::migrate::col::{big, serial, string as s, timestamp as ts};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{ColumnDef, Index, Table};
 use keel_platform::sea_orm::{DbBackend, Statement};
@@ -30,13 +30,7 @@ fn initial(b: DbBackend) -> Vec<Statement> {
         .to_owned();
     let events = Table::create()
         .table("ua_events")
-        .col(
-            ColumnDef::new("seq")
-                .big_integer()
-                .not_null()
-                .auto_increment()
-                .primary_key(),
-        )
+        .col(serial("seq"))
         .col(s("id", 36).unique_key())
         .col(s("user_id", 255))
         .col(s("session_id", 255))

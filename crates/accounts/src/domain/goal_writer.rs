@@ -34,10 +34,13 @@ pub enum Created {
 pub type WeeklyWriter = Batcher<NewWeekly, Created>;
 
 pub fn start(db: Db, tasks: &Tasks) -> WeeklyWriter {
-    Batcher::start(tasks, "accounts weekly goals", 256, move |items| {
-        let db = db.clone();
-        async move { write(&db, items).await }
-    })
+    Batcher::start_with(
+        tasks,
+        "accounts weekly goals",
+        256,
+        db,
+        |db, items| async move { write(&db, items).await },
+    )
 }
 
 /// How many more goals each of `users` may hold: one query for the batch

@@ -13,6 +13,7 @@ use crate::domain::{email, profile, sessions, two_factor};
 use crate::error::{self, Error, ErrorBody};
 use crate::id::parse_id;
 use crate::input::{Input, lenient_string, required};
+use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeError, CodeMessage};
 
@@ -26,7 +27,7 @@ pub struct AccountResponse {
     responses(
         (status = 200, body = AccountResponse),
         (status = 401, description = "Missing, invalid or expired token, or ended session", body = ErrorBody),
-        (status = 403, description = "ACCOUNT_BANNED", body = ErrorBody),
+        Banned,
     ))]
 pub async fn get_account(me: Authed) -> Json<AccountResponse> {
     Json(AccountResponse {
@@ -83,9 +84,8 @@ pub struct CodeBody {
     request_body(content((CodeBody = "application/x-www-form-urlencoded"), (CodeBody = "application/json"))),
     responses(
         (status = 200, description = "TWO_FACTOR_ENABLED", body = CodeMessage),
-        (status = 400, description = "VALIDATION_ERROR (no code) or INVALID_CODE", body = ErrorBody),
+        CodeRefused,
         (status = 409, description = "TWO_FACTOR_ALREADY_ENABLED or TWO_FACTOR_NOT_PENDING", body = ErrorBody),
-        (status = 429, description = "TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
 pub async fn confirm_two_factor(
     State(state): State<AppState>,
@@ -105,9 +105,8 @@ pub async fn confirm_two_factor(
     params(CodeBody),
     responses(
         (status = 200, description = "TWO_FACTOR_DISABLED", body = CodeMessage),
-        (status = 400, description = "VALIDATION_ERROR (no code) or INVALID_CODE", body = ErrorBody),
+        CodeRefused,
         (status = 409, description = "TWO_FACTOR_NOT_ENABLED", body = ErrorBody),
-        (status = 429, description = "TOO_MANY_ATTEMPTS", body = ErrorBody),
     ))]
 pub async fn disable_two_factor(
     State(state): State<AppState>,
@@ -152,7 +151,7 @@ pub struct EmailBody {
     request_body(content((EmailBody = "application/x-www-form-urlencoded"), (EmailBody = "application/json"))),
     responses(
         (status = 200, description = "PENDING_CONFIRMATION", body = CodeMessage),
-        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        Invalid,
         (status = 409, description = "EMAIL_TAKEN", body = ErrorBody),
         (status = 429, description = "TOO_MANY_REQUESTS: a confirmation was just sent", body = ErrorBody),
     ))]
@@ -242,7 +241,7 @@ pub struct UsernameBody {
     request_body(content((UsernameBody = "application/x-www-form-urlencoded"), (UsernameBody = "application/json"))),
     responses(
         (status = 200, description = "USERNAME_CHANGED; the message contains the new username", body = CodeMessage),
-        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        Invalid,
         (status = 409, description = "USERNAME_TAKEN", body = ErrorBody),
     ))]
 pub async fn change_username(

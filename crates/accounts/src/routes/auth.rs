@@ -10,6 +10,7 @@ use crate::domain::fields::{Email, Password, Username};
 use crate::domain::{auth, sessions};
 use crate::error::{Error, ErrorBody};
 use crate::input::{Input, lenient_string, required};
+use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeMessage};
 
@@ -43,7 +44,7 @@ fn tokens(user: &crate::entity::user::Model, pair: sessions::TokenPair) -> Json<
     request_body(content((RegisterBody = "application/x-www-form-urlencoded"), (RegisterBody = "application/json"))),
     responses(
         (status = 200, description = "Registered and logged in", body = AuthResponse),
-        (status = 400, description = "A field is missing or invalid (VALIDATION_ERROR)", body = ErrorBody),
+        Invalid,
         (status = 409, description = "USERNAME_TAKEN or EMAIL_TAKEN", body = ErrorBody),
     ))]
 pub async fn register(
@@ -75,9 +76,9 @@ pub struct LoginBody {
     request_body(content((LoginBody = "application/x-www-form-urlencoded"), (LoginBody = "application/json"))),
     responses(
         (status = 200, description = "Logged in", body = AuthResponse),
-        (status = 400, description = "A field is missing (VALIDATION_ERROR)", body = ErrorBody),
+        Invalid,
         (status = 401, description = "INVALID_CREDENTIALS, TWO_FACTOR_REQUIRED or INVALID_CODE", body = ErrorBody),
-        (status = 403, description = "ACCOUNT_BANNED", body = ErrorBody),
+        Banned,
         (status = 429, description = "TOO_MANY_ATTEMPTS: too many wrong codes", body = ErrorBody),
     ))]
 pub async fn login(
@@ -105,7 +106,7 @@ pub struct RefreshBody {
         (status = 200, description = "A new token pair", body = AuthResponse),
         (status = 400, description = "refreshToken is missing", body = ErrorBody),
         (status = 401, description = "Unknown, expired or reused refresh token", body = ErrorBody),
-        (status = 403, description = "ACCOUNT_BANNED", body = ErrorBody),
+        Banned,
     ))]
 pub async fn refresh(
     State(state): State<AppState>,

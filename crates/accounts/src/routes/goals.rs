@@ -9,9 +9,10 @@ use crate::auth::extract::Authed;
 use crate::domain::fields::{Title, parse_complete_by};
 use crate::domain::goals;
 use crate::entity::{weekly_goal, yearly_goal};
-use crate::error::{Error, ErrorBody};
+use crate::error::Error;
 use crate::id::parse_id;
 use crate::input::{Input, required};
+use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeMessage};
 
@@ -41,8 +42,7 @@ pub async fn list_weekly(
     params(("goal_id" = String, Path, description = "weeklyGoalId")),
     responses(
         (status = 200, body = views::WeeklyGoal),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, description = "No such goal of this user", body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn get_weekly(
     State(state): State<AppState>,
@@ -72,8 +72,7 @@ pub struct WeeklyCreated {
     request_body(content((WeeklyBody = "application/x-www-form-urlencoded"), (WeeklyBody = "application/json"))),
     responses(
         (status = 200, body = WeeklyCreated),
-        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
+        GoalRefused,
     ))]
 pub async fn create_weekly(
     State(state): State<AppState>,
@@ -102,8 +101,7 @@ pub struct Completion {
     params(("goal_id" = String, Path, description = "weeklyGoalId")),
     responses(
         (status = 200, description = "COMPLETED", body = Completion),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn complete_weekly(
     State(state): State<AppState>,
@@ -123,8 +121,7 @@ pub async fn complete_weekly(
     params(("goal_id" = String, Path, description = "weeklyGoalId")),
     responses(
         (status = 200, description = "NOT_COMPLETED", body = Completion),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn uncomplete_weekly(
     State(state): State<AppState>,
@@ -150,8 +147,7 @@ pub struct NumberCodeMessage {
     params(("goal_id" = String, Path, description = "weeklyGoalId")),
     responses(
         (status = 200, body = NumberCodeMessage),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn delete_weekly(
     State(state): State<AppState>,
@@ -191,8 +187,7 @@ pub async fn list_yearly(
     params(("goal_id" = String, Path, description = "yearlyGoalId")),
     responses(
         (status = 200, body = views::YearlyGoal),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn get_yearly(
     State(state): State<AppState>,
@@ -224,8 +219,7 @@ pub struct YearlyCreated {
     request_body(content((YearlyBody = "application/x-www-form-urlencoded"), (YearlyBody = "application/json"))),
     responses(
         (status = 200, body = YearlyCreated),
-        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 409, description = "GOAL_LIMIT_REACHED", body = ErrorBody),
+        GoalRefused,
     ))]
 pub async fn create_yearly(
     State(state): State<AppState>,
@@ -246,8 +240,7 @@ pub async fn create_yearly(
     params(("goal_id" = String, Path, description = "yearlyGoalId")),
     responses(
         (status = 200, description = "REMOVED", body = CodeMessage),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NoSuchGoal,
     ))]
 pub async fn delete_yearly(
     State(state): State<AppState>,

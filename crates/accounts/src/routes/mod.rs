@@ -2,6 +2,7 @@
 
 mod account;
 mod auth;
+mod failures;
 mod goals;
 
 use keel_platform::http::openapi::{AuthFailures, HttpAuth};

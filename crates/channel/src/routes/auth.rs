@@ -14,6 +14,7 @@ use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, same_origin, session_co
 use crate::domain::owner;
 use crate::error::{Error, ErrorBody, trpc};
 use crate::input::Body;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 /// Sign-in attempts per minute from one address, and for one email.
@@ -71,7 +72,7 @@ const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute"
     responses(
         (status = 200, description = "Signed in; Set-Cookie: channel_session", body = Session),
         (status = 401, description = "UNAUTHORIZED: wrong email or password", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
+        CrossSite,
         (status = 429, description = "TOO_MANY_REQUESTS", body = ErrorBody),
     ))]
 pub async fn sign_in(
@@ -126,8 +127,7 @@ pub struct SignedOut {
 #[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth", security(("session" = [])),
     responses(
         (status = 200, body = SignedOut),
-        (status = 401, description = "UNAUTHORIZED: not signed in", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
+        NotOwner,
     ))]
 pub async fn sign_out(
     State(state): State<AppState>,

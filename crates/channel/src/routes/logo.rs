@@ -15,6 +15,7 @@ use crate::auth::OwnerOnly;
 use crate::domain::channel::logo_url;
 use crate::domain::logo::{self, LogoError, MAX_BYTES};
 use crate::error::{Error, ErrorBody, trpc};
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 /// The upload's whole body may be this much over the image's limit.
@@ -86,8 +87,7 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> Error {
     responses(
         (status = 200, body = Uploaded),
         (status = 400, description = "BAD_REQUEST: not an image, or no file", body = ErrorBody),
-        (status = 401, description = "UNAUTHORIZED", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: cross-site", body = ErrorBody),
+        NotOwner,
         (status = 413, description = "PAYLOAD_TOO_LARGE: over 2 MiB", body = ErrorBody),
         (status = 415, description = "UNSUPPORTED_MEDIA_TYPE: not PNG, JPEG, GIF or WebP", body = ErrorBody),
     ))]

@@ -2,6 +2,7 @@
 //! the logo. One file per resource; the procedures in `procedures/`.
 
 mod auth;
+mod failures;
 mod logo;
 
 /// The largest body a route takes (the logo upload).

@@ -12,6 +12,7 @@ mod call;
 pub mod doc;
 mod wire;
 
+use std::any::TypeId;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -86,13 +87,14 @@ fn read<I: DeserializeOwned>(input: Value) -> Result<I, Error> {
 }
 
 impl Procedures {
-    fn add<I, O, F, Fut>(
+    /// A procedure of `kind` taking input `I` ([`NoInput`]: none; see
+    /// [`no_input`]).
+    pub fn procedure<I, O, F, Fut>(
         mut self,
-        name: &'static str,
         kind: Kind,
+        name: &'static str,
         access: Access,
         summary: &'static str,
-        has_input: bool,
         f: F,
     ) -> Self
     where
@@ -115,52 +117,10 @@ impl Procedures {
             kind,
             access,
             summary,
-            doc: doc::Shapes::of::<I, O>(has_input),
+            doc: doc::Shapes::of::<I, O>(TypeId::of::<I>() != TypeId::of::<NoInput>()),
             handler,
         });
         self
-    }
-
-    /// A procedure of `kind` taking input `I`.
-    pub fn procedure<I, O, F, Fut>(
-        self,
-        kind: Kind,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        I: DeserializeOwned + ToSchema + Send + 'static,
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx, I) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add(name, kind, access, summary, true, f)
-    }
-
-    /// A procedure of `kind` without input.
-    pub fn procedure0<O, F, Fut>(
-        self,
-        kind: Kind,
-        name: &'static str,
-        access: Access,
-        summary: &'static str,
-        f: F,
-    ) -> Self
-    where
-        O: Serialize + ToSchema + 'static,
-        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, Error>> + Send + 'static,
-    {
-        self.add(
-            name,
-            kind,
-            access,
-            summary,
-            false,
-            move |ctx, _: NoInput| f(ctx),
-        )
     }
 
     pub fn get(&self, name: &str) -> Option<&Procedure> {
@@ -170,6 +130,17 @@ impl Procedures {
     pub fn iter(&self) -> impl Iterator<Item = &Procedure> {
         self.list.iter()
     }
+}
+
+/// A resolver of a procedure without input, as [`Procedures::procedure`]
+/// takes it.
+pub fn no_input<O, Fut>(
+    f: impl Fn(Ctx) -> Fut + Send + Sync + 'static,
+) -> impl Fn(Ctx, NoInput) -> Fut + Send + Sync + 'static
+where
+    Fut: Future<Output = Result<O, Error>> + Send + 'static,
+{
+    move |ctx, _| f(ctx)
 }
 
 /// The input of a procedure that takes none (anything is ignored).

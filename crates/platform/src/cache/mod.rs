@@ -65,6 +65,16 @@ impl Local {
             self.counters.retain(|_, (_, exp)| *exp > now);
         }
     }
+
+    /// The value at `key` unless it has expired.
+    fn live(&mut self, key: &str) -> Option<&[u8]> {
+        self.sweep();
+        let now = Instant::now();
+        self.entries
+            .get(key)
+            .filter(|(_, exp)| *exp > now)
+            .map(|(v, _)| v.as_slice())
+    }
 }
 
 impl Cache {
@@ -140,6 +150,17 @@ impl Cache {
         matches!(self.backend, Backend::Redis(_))
     }
 
+    /// One Redis command through the breaker.
+    async fn ask<T: redis::FromRedisValue>(
+        &self,
+        conn: &ConnectionManager,
+        cmd: &redis::Cmd,
+    ) -> Result<T, CacheError> {
+        self.breaker.check()?;
+        let mut conn = conn.clone();
+        self.breaker.record(cmd.query_async(&mut conn).await)
+    }
+
     fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
@@ -147,20 +168,8 @@ impl Cache {
     pub async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
         let key = self.key(key);
         match &self.backend {
-            Backend::Local(local) => {
-                let mut l = lock(local);
-                l.sweep();
-                Ok(l.entries
-                    .get(&key)
-                    .filter(|(_, exp)| *exp > Instant::now())
-                    .map(|(v, _)| v.clone()))
-            }
-            Backend::Redis(conn) => {
-                self.breaker.check()?;
-                let mut conn = conn.clone();
-                self.breaker
-                    .record(redis::cmd("GET").arg(key).query_async(&mut conn).await)
-            }
+            Backend::Local(local) => Ok(lock(local).live(&key).map(<[u8]>::to_vec)),
+            Backend::Redis(conn) => self.ask(conn, redis::cmd("GET").arg(key)).await,
         }
     }
 
@@ -175,17 +184,9 @@ impl Cache {
                 Ok(())
             }
             Backend::Redis(conn) => {
-                self.breaker.check()?;
-                let mut conn = conn.clone();
-                self.breaker.record(
-                    redis::cmd("SET")
-                        .arg(key)
-                        .arg(value)
-                        .arg("PX")
-                        .arg(millis(ttl))
-                        .query_async::<()>(&mut conn)
-                        .await,
-                )
+                let mut set = redis::cmd("SET");
+                set.arg(key).arg(value).arg("PX").arg(millis(ttl));
+                self.ask(conn, &set).await
             }
         }
     }
@@ -197,17 +198,13 @@ impl Cache {
         match &self.backend {
             Backend::Local(local) => {
                 let mut l = lock(local);
-                l.sweep();
-                let now = Instant::now();
                 let current = l
-                    .entries
-                    .get(&key)
-                    .filter(|(_, exp)| *exp > now)
-                    .and_then(|(v, _)| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
+                    .live(&key)
+                    .and_then(|v| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
                     .unwrap_or(0);
                 let next = current.saturating_add(1);
                 l.entries
-                    .insert(key, (next.to_string().into_bytes(), now + ttl));
+                    .insert(key, (next.to_string().into_bytes(), Instant::now() + ttl));
                 Ok(next)
             }
             Backend::Redis(conn) => {
@@ -246,27 +243,20 @@ impl Cache {
         match &self.backend {
             Backend::Local(local) => {
                 let mut l = lock(local);
-                l.sweep();
-                let now = Instant::now();
-                if l.entries.get(&key).is_some_and(|(_, exp)| *exp > now) {
+                if l.live(&key).is_some() {
                     return Ok(false);
                 }
-                l.entries.insert(key, (Vec::new(), now + ttl));
+                l.entries.insert(key, (Vec::new(), Instant::now() + ttl));
                 Ok(true)
             }
             Backend::Redis(conn) => {
-                self.breaker.check()?;
-                let mut conn = conn.clone();
-                let set: Option<String> = self.breaker.record(
-                    redis::cmd("SET")
-                        .arg(key)
-                        .arg("1")
-                        .arg("NX")
-                        .arg("PX")
-                        .arg(millis(ttl).max(1))
-                        .query_async(&mut conn)
-                        .await,
-                )?;
+                let mut nx = redis::cmd("SET");
+                nx.arg(key)
+                    .arg("1")
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(millis(ttl).max(1));
+                let set: Option<String> = self.ask(conn, &nx).await?;
                 Ok(set.is_some())
             }
         }
@@ -279,16 +269,7 @@ impl Cache {
                 lock(local).entries.remove(&key);
                 Ok(())
             }
-            Backend::Redis(conn) => {
-                self.breaker.check()?;
-                let mut conn = conn.clone();
-                self.breaker.record(
-                    redis::cmd("DEL")
-                        .arg(key)
-                        .query_async::<()>(&mut conn)
-                        .await,
-                )
-            }
+            Backend::Redis(conn) => self.ask(conn, redis::cmd("DEL").arg(key)).await,
         }
     }
 

@@ -79,11 +79,15 @@ impl<E: Looked, K: Key> GroupedReads<E, K> {
         key_of: KeyOf<E::Model, K>,
     ) -> Self {
         let batch = db.short.is_some().then(|| {
-            let db = db.clone();
-            Batcher::start(tasks, name, MAX_KEYS, move |keys: Vec<K>| {
-                let db = db.clone();
-                async move { read::<E, K>(&db, column, key_of, name, keys).await }
-            })
+            Batcher::start_with(
+                tasks,
+                name,
+                MAX_KEYS,
+                db.clone(),
+                move |db, keys: Vec<K>| async move {
+                    read::<E, K>(&db, column, key_of, name, keys).await
+                },
+            )
         });
         Self {
             db: db.clone(),

@@ -67,6 +67,31 @@ enum Kind {
     Internal(Cause),
 }
 
+/// A constructor per client status: `ApiError::not_found(code, message)`
+/// and so on, each the status with the service's `code`.
+macro_rules! status_constructors {
+    ($($name:ident => $status:ident),* $(,)?) => {
+        impl<S> ApiError<S> {
+            $(
+                #[doc = concat!("`", stringify!($status), "` with the service's `code`.")]
+                pub fn $name(code: &'static str, message: impl Into<String>) -> Self {
+                    Self::api(StatusCode::$status, code, message)
+                }
+            )*
+        }
+    };
+}
+
+status_constructors! {
+    bad_request => BAD_REQUEST,
+    unauthorized => UNAUTHORIZED,
+    forbidden => FORBIDDEN,
+    not_found => NOT_FOUND,
+    conflict => CONFLICT,
+    too_large => PAYLOAD_TOO_LARGE,
+    too_many => TOO_MANY_REQUESTS,
+}
+
 impl<S> ApiError<S> {
     /// A client error.
     pub fn api(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
@@ -77,41 +102,6 @@ impl<S> ApiError<S> {
             data: Map::new(),
             retry_after: None,
         })
-    }
-
-    /// 400 with the service's `code`.
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::BAD_REQUEST, code, message)
-    }
-
-    /// 401 with the service's `code`.
-    pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::UNAUTHORIZED, code, message)
-    }
-
-    /// 403 with the service's `code`.
-    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::FORBIDDEN, code, message)
-    }
-
-    /// 404 with the service's `code`.
-    pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::NOT_FOUND, code, message)
-    }
-
-    /// 409 with the service's `code`.
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::CONFLICT, code, message)
-    }
-
-    /// 413 with the service's `code`.
-    pub fn too_large(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::PAYLOAD_TOO_LARGE, code, message)
-    }
-
-    /// 429 with the service's `code` (add [`Self::retry_after`]).
-    pub fn too_many(code: &'static str, message: impl Into<String>) -> Self {
-        Self::api(StatusCode::TOO_MANY_REQUESTS, code, message)
     }
 
     /// An internal failure: logged with its cause, answered as a bare 500.
@@ -215,31 +205,45 @@ impl<S: WireShape> ApiError<S> {
     /// What a client gets to see; an internal failure's cause is logged
     /// here (inside the request's span) and replaced by the shape's 500.
     pub fn into_client(self) -> ClientError {
+        let internal = self.is_internal();
+        let (mut client, retry_after) = self.into_parts();
+        if let Some(secs) = retry_after
+            && internal
+        {
+            client
+                .data
+                .insert("retry_after".to_owned(), Value::from(secs));
+        }
+        client
+    }
+
+    /// What a client sees and its `Retry-After`, the cause logged.
+    fn into_parts(self) -> (ClientError, Option<u64>) {
         match *self.kind {
             Kind::Client {
                 status,
                 code,
                 message,
                 data,
-                ..
-            } => ClientError {
-                status,
-                code,
-                message,
-                data,
-            },
+                retry_after,
+            } => (
+                ClientError {
+                    status,
+                    code,
+                    message,
+                    data,
+                },
+                retry_after,
+            ),
             Kind::Internal(cause) => {
                 let p = log_internal(cause.as_ref());
-                let mut data = Map::new();
-                if let Some(secs) = p.retry_after() {
-                    data.insert("retry_after".to_owned(), Value::from(secs));
-                }
-                ClientError {
+                let client = ClientError {
                     status: p.status(),
                     code: S::platform_code(&p),
                     message: S::platform_message(&p),
-                    data,
-                }
+                    data: Map::new(),
+                };
+                (client, p.retry_after())
             }
         }
     }
@@ -281,46 +285,14 @@ impl<S> std::error::Error for ApiError<S> {
 
 impl<S: WireShape> IntoResponse for ApiError<S> {
     fn into_response(self) -> Response {
-        match *self.kind {
-            Kind::Client {
-                status,
-                code,
-                message,
-                data,
-                retry_after,
-            } => {
-                let mut resp = S::respond(status, S::body(status, code, &message, &data));
-                if let Some(secs) = retry_after {
-                    resp.headers_mut()
-                        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-                }
-                resp
-            }
-            Kind::Internal(cause) => {
-                let p = log_internal(cause.as_ref());
-                platform_response::<S>(&p)
-            }
+        let (c, retry_after) = self.into_parts();
+        let mut resp = S::respond(c.status, S::body(c.status, c.code, &c.message, &c.data));
+        if let Some(secs) = retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
+        resp
     }
-}
-
-/// A platform error's answer in shape `S`, with its `Retry-After`.
-fn platform_response<S: WireShape>(p: &PlatformError) -> Response {
-    let status = p.status();
-    let mut resp = S::respond(
-        status,
-        S::body(
-            status,
-            S::platform_code(p),
-            &S::platform_message(p),
-            &Map::new(),
-        ),
-    );
-    if let Some(secs) = p.retry_after() {
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-    }
-    resp
 }
 
 impl<S: WireShape> From<PlatformError> for ApiError<S> {

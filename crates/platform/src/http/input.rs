@@ -300,6 +300,25 @@ macro_rules! bytes_extractor {
     };
 }
 
+/// A service's two body extractors: `Body<T>`, read from `$formats` into
+/// its type, and `RawBody`, the bytes as sent; failures rendered as `$error`.
+#[macro_export]
+macro_rules! body_extractors {
+    ($error:ty, $formats:expr) => {
+        $crate::body_extractor!(
+            /// A body read into its type.
+            pub Body,
+            $error,
+            $formats
+        );
+        $crate::bytes_extractor!(
+            /// A body as sent (within the route's limit).
+            pub RawBody,
+            $error
+        );
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

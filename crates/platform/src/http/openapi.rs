@@ -4,7 +4,7 @@
 //! document one a validator and a client generator accept (`finish`).
 
 use utoipa::Modify;
-use utoipa::openapi::path::Operation;
+use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder};
 
@@ -17,14 +17,7 @@ pub struct AuthFailures(pub &'static [(&'static str, &'static str)]);
 impl Modify for AuthFailures {
     fn modify(&self, doc: &mut OpenApi) {
         for item in doc.paths.paths.values_mut() {
-            let ops = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for op in ops.into_iter().flatten() {
+            for (_, op) in operations(item) {
                 self.add(op);
             }
         }
@@ -40,20 +33,54 @@ impl AuthFailures {
             op.responses
                 .responses
                 .entry((*status).to_owned())
-                .or_insert_with(|| {
-                    ResponseBuilder::new()
-                        .description(*description)
-                        .content(
-                            "application/json",
-                            ContentBuilder::new()
-                                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                                .build(),
-                        )
-                        .build()
-                        .into()
-                });
+                .or_insert_with(|| error_response(description, true));
         }
     }
+}
+
+/// An answer described, its body left to [`finish`] (the service's error
+/// body for an error status).
+pub fn described(description: &str) -> RefOr<Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .build()
+        .into()
+}
+
+/// Failure answers several routes share, documented once: a type that a
+/// route's `responses(...)` lists by name beside its own answers.
+///
+/// ```ignore
+/// keel_platform::failures! {
+///     /// A goal id that is malformed or names none of this user's goals.
+///     pub NoSuchGoal {
+///         400 => "INVALID_ID: not a goal id",
+///         404 => "No such goal of this user",
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! failures {
+    ($($(#[$meta:meta])* $vis:vis $name:ident { $($status:literal => $description:literal),+ $(,)? })+) => {
+        $(
+            $(#[$meta])*
+            $vis enum $name {}
+
+            impl $crate::utoipa::IntoResponses for $name {
+                fn responses() -> ::std::collections::BTreeMap<
+                    String,
+                    $crate::utoipa::openapi::RefOr<$crate::utoipa::openapi::Response>,
+                > {
+                    [$((
+                        stringify!($status).to_owned(),
+                        $crate::http::openapi::described($description),
+                    )),+]
+                    .into_iter()
+                    .collect()
+                }
+            }
+        )+
+    };
 }
 
 /// Declares an HTTP security scheme named `name`: a bearer JWT, or HTTP
@@ -188,18 +215,7 @@ pub fn finish(doc: &mut OpenApi) {
         .collect();
     let mut ids = std::collections::HashSet::new();
     for item in doc.paths.paths.values_mut() {
-        let ops = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-            &mut item.options,
-            &mut item.head,
-        ];
-        let methods = ["get", "put", "post", "delete", "patch", "options", "head"];
-        for (op, method) in ops.into_iter().zip(methods) {
-            let Some(op) = op else { continue };
+        for (method, op) in operations(item) {
             finish_operation(op, error_schema);
             // One handler on several methods: one operation id each.
             if let Some(id) = &mut op.operation_id
@@ -216,6 +232,21 @@ pub fn finish(doc: &mut OpenApi) {
             }
         }
     }
+}
+
+/// A path's operations with their methods.
+fn operations(item: &mut PathItem) -> impl Iterator<Item = (&'static str, &mut Operation)> {
+    [
+        ("get", &mut item.get),
+        ("put", &mut item.put),
+        ("post", &mut item.post),
+        ("delete", &mut item.delete),
+        ("patch", &mut item.patch),
+        ("options", &mut item.options),
+        ("head", &mut item.head),
+    ]
+    .into_iter()
+    .filter_map(|(method, op)| Some((method, op.as_mut()?)))
 }
 
 fn finish_operation(op: &mut Operation, error_schema: bool) {

@@ -40,19 +40,11 @@ pub fn subscribe() -> broadcast::Receiver<AppCheckVerified> {
 pub type AuditWriter = Batcher<AppCheckVerified, ()>;
 
 pub fn audit_writer(db: Db, tasks: &Tasks) -> AuditWriter {
-    Batcher::start(
-        tasks,
-        "svc audit",
-        256,
-        move |events: Vec<AppCheckVerified>| {
-            let db = db.clone();
-            async move {
-                let n = events.len();
-                insert_audit(db.write(), &events).await?;
-                Ok::<_, DbErr>(vec![(); n])
-            }
-        },
-    )
+    Batcher::start_with(tasks, "svc audit", 256, db, |db, events| async move {
+        let n = events.len();
+        insert_audit(db.write(), &events).await?;
+        Ok::<_, DbErr>(vec![(); n])
+    })
 }
 
 /// Inserts the audit rows of `events` (none: nothing).

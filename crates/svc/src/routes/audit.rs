@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 use super::paging::{Paging, paged, paging_query};
 use crate::auth::Admin;
 use crate::entity::audit;
-use crate::error::{Error, ErrorBody};
+use crate::error::Error;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -38,7 +39,7 @@ pub struct AuditPage {
 /// The audit log, newest first.
 #[utoipa::path(get, path = "/admin/audit", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(Paging),
-    responses((status = 200, body = AuditPage), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = AuditPage), NotAdmin))]
 pub async fn audit_log(
     State(state): State<AppState>,
     _admin: Admin,

@@ -20,6 +20,7 @@ use crate::domain::hooks::{self, AppCheckVerified};
 use crate::domain::settings::Settings;
 use crate::domain::site;
 use crate::error::{self, Error, ErrorBody};
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 pub const APPCHECK_HEADER: &str = "x-vendor-appcheck";
@@ -77,8 +78,7 @@ pub struct FieldsResponse {
     ),
     responses(
         (status = 200, description = "Sent with Cache-Control: private, no-store", body = FieldsResponse),
-        (status = 403, description = "appcheck_failed", body = ErrorBody),
-        (status = 404, description = "form_not_found", body = ErrorBody),
+        AppCheckFailed, NoSuchForm,
     ))]
 pub async fn fields(
     State(state): State<AppState>,
@@ -135,8 +135,7 @@ pub struct SubmitBody {
     responses(
         (status = 200, description = "Accepted and stored", body = Submitted),
         (status = 400, description = "missing_fields, invalid_fields (ids in data.fields) or invalid_email", body = ErrorBody),
-        (status = 403, description = "appcheck_failed", body = ErrorBody),
-        (status = 404, description = "form_not_found", body = ErrorBody),
+        AppCheckFailed, NoSuchForm,
         (status = 413, description = "invalid_fields: over the payload limit", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]

@@ -3,6 +3,7 @@
 
 mod audit;
 mod cors;
+mod failures;
 mod form_api;
 mod login;
 mod paging;

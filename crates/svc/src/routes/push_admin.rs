@@ -10,11 +10,12 @@ use crate::auth::{Admin, Push};
 use crate::domain::push::stats::{self, Stats};
 use crate::domain::push::transfer::{self, ImportReport, check_file, invalid_file_type};
 use crate::error::{Error, ErrorBody};
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 /// Device and delivery counts.
 #[utoipa::path(get, path = "/stats", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    responses((status = 200, body = Stats), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Stats), NotPushAdmin))]
 pub async fn push_stats(
     State(state): State<AppState>,
     _admin: Admin<Push>,
@@ -26,7 +27,7 @@ pub async fn push_stats(
 #[utoipa::path(get, path = "/devices/export", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     responses(
         (status = 200, description = "text/csv with a header row", content_type = "text/csv"),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        NotPushAdmin,
     ))]
 pub async fn export_devices(State(state): State<AppState>, _admin: Admin<Push>) -> Response {
     download("push-devices.csv", transfer::export(state.db.clone()))
@@ -83,7 +84,7 @@ impl ImportForm {
     responses(
         (status = 200, body = ImportReport),
         (status = 400, description = "invalid_file_type, or no file", body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 413, body = ErrorBody),
+        NotPushAdmin, (status = 413, body = ErrorBody),
     ))]
 pub async fn import_devices(
     State(state): State<AppState>,

@@ -14,6 +14,7 @@ use crate::domain::push::devices;
 use crate::domain::push::registration::{Registration, missing};
 use crate::error::{Error, ErrorBody};
 use crate::input::{Fields, RawBody};
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -34,8 +35,7 @@ pub struct Registered {
     responses(
         (status = 200, body = Registered),
         (status = 400, description = "rest_missing_callback_param or rest_invalid_param, naming the field", body = ErrorBody),
-        (status = 403, description = "appcheck_failed", body = ErrorBody),
-        (status = 404, description = "push module off", body = ErrorBody),
+        AppCheckFailed, PushOff,
     ))]
 pub async fn register(
     State(state): State<AppState>,
@@ -141,7 +141,7 @@ pub struct RegistrationStatus {
     responses(
         (status = 200, body = RegistrationStatus),
         (status = 400, body = ErrorBody),
-        (status = 404, description = "push module off", body = ErrorBody),
+        PushOff,
     ))]
 pub async fn registration_status(
     State(state): State<AppState>,

@@ -16,6 +16,7 @@ use crate::domain::push::send;
 use crate::entity::push_send;
 use crate::error::{Error, ErrorBody};
 use crate::input::Fields;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -68,8 +69,7 @@ pub struct SendAccepted {
     responses(
         (status = 202, body = SendAccepted),
         (status = 400, body = ErrorBody),
-        (status = 403, description = "svc_push_forbidden", body = ErrorBody),
-        (status = 404, description = "push module off", body = ErrorBody),
+        NotPushAdmin,
     ))]
 pub async fn send_notification(
     State(state): State<AppState>,
@@ -99,8 +99,8 @@ pub async fn send_notification(
     params(("id" = String, Path)),
     responses(
         (status = 200, body = SendView),
-        (status = 403, body = ErrorBody),
-        (status = 404, description = "svc_push_send_not_found", body = ErrorBody),
+        (status = 403, description = "svc_push_forbidden", body = ErrorBody),
+        (status = 404, description = "svc_push_send_not_found, or rest_no_route: the push module is off", body = ErrorBody),
     ))]
 pub async fn get_send(
     State(state): State<AppState>,
@@ -127,8 +127,7 @@ pub struct Cancelled {
     params(("id" = String, Path)),
     responses(
         (status = 200, body = Cancelled),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        NotPushAdmin,
         (status = 409, description = "svc_push_not_cancellable", body = ErrorBody),
     ))]
 pub async fn cancel_send(

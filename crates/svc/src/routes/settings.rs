@@ -7,11 +7,12 @@ use crate::auth::Admin;
 use crate::domain::settings::{SettingsPatch, SettingsView};
 use crate::error::{Error, ErrorBody};
 use crate::input::Body;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 /// The site settings.
 #[utoipa::path(get, path = "/admin/settings", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    responses((status = 200, body = SettingsView), (status = 401, body = ErrorBody), (status = 403, description = "rest_forbidden", body = ErrorBody)))]
+    responses((status = 200, body = SettingsView), NotAdmin))]
 pub async fn get_settings(
     State(state): State<AppState>,
     _admin: Admin,
@@ -25,8 +26,7 @@ pub async fn get_settings(
     responses(
         (status = 200, body = SettingsView),
         (status = 400, description = "rest_invalid_param", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, description = "rest_forbidden or rest_cookie_invalid_nonce", body = ErrorBody),
+        NotAdmin,
     ))]
 pub async fn patch_settings(
     State(state): State<AppState>,

@@ -12,6 +12,7 @@ use crate::domain::forms::FormDef;
 use crate::domain::site;
 use crate::error::{Error, ErrorBody};
 use crate::input::Body;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -21,7 +22,7 @@ pub struct FormList {
 
 /// Every form definition.
 #[utoipa::path(get, path = "/admin/forms", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    responses((status = 200, body = FormList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = FormList), NotAdmin))]
 pub async fn list_forms(
     State(state): State<AppState>,
     _admin: Admin,
@@ -37,8 +38,7 @@ pub async fn list_forms(
     responses(
         (status = 201, body = FormDef),
         (status = 400, description = "rest_invalid_param", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
+        NotAdmin,
         (status = 409, description = "form_exists", body = ErrorBody),
     ))]
 pub async fn create_form(
@@ -60,7 +60,7 @@ pub async fn create_form(
 /// One form definition.
 #[utoipa::path(get, path = "/admin/forms/{form_id}", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
-    responses((status = 200, body = FormDef), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = FormDef), NotAdmin, NoSuchForm))]
 pub async fn get_form(
     State(state): State<AppState>,
     _admin: Admin,
@@ -79,8 +79,7 @@ pub async fn get_form(
     responses(
         (status = 200, body = FormDef),
         (status = 400, description = "rest_invalid_param (also when the body's id differs)", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
+        NotAdmin,
     ))]
 pub async fn put_form(
     State(state): State<AppState>,
@@ -102,7 +101,7 @@ pub async fn put_form(
 /// Delete a form and its submissions.
 #[utoipa::path(delete, path = "/admin/forms/{form_id}", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path)),
-    responses((status = 200, body = Done), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Done), NotAdmin, NoSuchForm))]
 pub async fn delete_form(
     State(state): State<AppState>,
     _admin: Admin,

@@ -14,6 +14,7 @@ use super::paging::{Paging, paged, paging_query};
 use crate::auth::Admin;
 use crate::domain::{csv_out, site};
 use crate::error::{Error, ErrorBody};
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -40,7 +41,7 @@ pub struct SubmissionPage {
 /// A form's submissions, newest first (`X-WP-Total`, `X-WP-TotalPages`).
 #[utoipa::path(get, path = "/admin/forms/{form_id}/submissions", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path), Paging),
-    responses((status = 200, body = SubmissionPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = SubmissionPage), (status = 400, body = ErrorBody), NotAdmin, NoSuchForm))]
 pub async fn list_submissions(
     State(state): State<AppState>,
     _admin: Admin,
@@ -77,7 +78,7 @@ pub async fn list_submissions(
     params(("form_id" = String, Path)),
     responses(
         (status = 200, description = "text/csv: id, created_at, app_id, then one column per field", content_type = "text/csv"),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        NotAdmin, NoSuchForm,
     ))]
 pub async fn export_submissions(
     State(state): State<AppState>,

@@ -13,12 +13,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use crate::lock;
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post, put};
+use axum::{Router, middleware};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -119,11 +119,16 @@ impl FakeDiscordBot {
     }
 
     fn app(inner: &Arc<Inner>) -> Router {
+        // Every call the bot makes with its token (the lookup counts
+        // refused calls too, so it checks the token itself).
+        let bot = Router::new()
+            .route("/api/v10/applications/{app}/commands", put(set_commands))
+            .route("/api/v10/channels/{channel}/messages", post(create_message))
+            .route_layer(middleware::from_fn_with_state(inner.clone(), bot_token));
         Router::new()
             .route("/", get(gateway::upgrade))
             .route("/api/v10/gateway/bot", get(gateway_bot))
-            .route("/api/v10/applications/{app}/commands", put(set_commands))
-            .route("/api/v10/channels/{channel}/messages", post(create_message))
+            .merge(bot)
             .route(
                 "/api/v10/interactions/{id}/{token}/callback",
                 post(callback),
@@ -273,6 +278,17 @@ fn authorized(inner: &Inner, headers: &HeaderMap) -> bool {
         .is_some_and(|t| t == inner.token)
 }
 
+async fn bot_token(
+    State(inner): State<Arc<Inner>>,
+    req: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    if !authorized(&inner, req.headers()) {
+        return unauthorized();
+    }
+    next.run(req).await
+}
+
 fn unauthorized() -> Response {
     (
         StatusCode::UNAUTHORIZED,
@@ -332,12 +348,8 @@ async fn state(State(inner): State<Arc<Inner>>) -> Response {
 async fn set_commands(
     State(inner): State<Arc<Inner>>,
     Path(app): Path<u64>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !authorized(&inner, &headers) {
-        return unauthorized();
-    }
     let Ok(Value::Array(cmds)) = serde_json::from_slice::<Value>(&body) else {
         return invalid_form();
     };
@@ -370,9 +382,6 @@ async fn create_message(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !authorized(&inner, &headers) {
-        return unauthorized();
-    }
     if lock(&inner.forbidden).contains(&channel) {
         lock(&inner.refused_posts).push(channel);
         return (

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -25,15 +25,43 @@ pub(crate) fn error(status: StatusCode, code: i64, message: &str) -> Response {
         .into_response()
 }
 
+/// A call to the server-side API: what [`check`] reads and records.
+pub(super) struct ServerCall {
+    method: Method,
+    query: HashMap<String, String>,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl<S: Send + Sync> FromRequest<S> for ServerCall {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
+        let method = req.method().clone();
+        let headers = req.headers().clone();
+        let query = Query::<HashMap<String, String>>::try_from_uri(req.uri())
+            .map_err(IntoResponse::into_response)?
+            .0;
+        let body = Bytes::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(Self {
+            method,
+            query,
+            headers,
+            body,
+        })
+    }
+}
+
 /// The auth every request needs; `Err` is the answer.
-fn check(
-    inner: &Inner,
-    method: &Method,
-    path: &str,
-    query: &HashMap<String, String>,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<Value, Box<Response>> {
+fn check(inner: &Inner, path: &str, call: &ServerCall) -> Result<Value, Box<Response>> {
+    let ServerCall {
+        method,
+        query,
+        headers,
+        body,
+    } = call;
     let scripted = {
         let mut by_path = lock(&inner.fail_paths);
         match by_path.iter().position(|(p, _)| path.contains(p.as_str())) {
@@ -134,23 +162,15 @@ fn call_json(inner: &Inner, kind: &str, id: &str, c: &Call) -> Value {
 pub(super) async fn call(
     State(inner): State<Arc<Inner>>,
     Path((kind, id)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
+    req: ServerCall,
 ) -> Response {
     let path = format!("/api/v2/video/call/{kind}/{id}");
-    stall(&inner, &path).await;
-    let creator = match check(&inner, &method, &path, &query, &headers, &body) {
-        Ok(b) => b["data"]["created_by_id"].as_str().map(str::to_owned),
-        Err(r) => return *r,
-    };
-    if let Some(r) = unknown_creator(&inner, creator.as_deref()) {
-        return r;
+    if let Err(r) = admit_creation(&inner, &path, &req).await {
+        return *r;
     }
     let cid = format!("{kind}:{id}");
     let mut calls = lock(&inner.calls);
-    let c = if method == Method::POST {
+    let c = if req.method == Method::POST {
         calls
             .entry(cid)
             .or_insert(Call {
@@ -171,14 +191,11 @@ pub(super) async fn call(
 pub(super) async fn call_action(
     State(inner): State<Arc<Inner>>,
     Path((kind, id, action)): Path<(String, String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
+    req: ServerCall,
 ) -> Response {
     let path = format!("/api/v2/video/call/{kind}/{id}/{action}");
     stall(&inner, &path).await;
-    if let Err(r) = check(&inner, &method, &path, &query, &headers, &body) {
+    if let Err(r) = check(&inner, &path, &req) {
         return *r;
     }
     let cid = format!("{kind}:{id}");
@@ -206,19 +223,11 @@ pub(super) async fn call_action(
 pub(super) async fn chat_query(
     State(inner): State<Arc<Inner>>,
     Path((kind, id)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
+    req: ServerCall,
 ) -> Response {
     let path = format!("/api/v2/chat/channels/{kind}/{id}/query");
-    stall(&inner, &path).await;
-    let creator = match check(&inner, &method, &path, &query, &headers, &body) {
-        Ok(b) => b["data"]["created_by_id"].as_str().map(str::to_owned),
-        Err(r) => return *r,
-    };
-    if let Some(r) = unknown_creator(&inner, creator.as_deref()) {
-        return r;
+    if let Err(r) = admit_creation(&inner, &path, &req).await {
+        return *r;
     }
     let cid = format!("{kind}:{id}");
     let channel = lock(&inner.channels)
@@ -237,31 +246,30 @@ pub(super) async fn playlist() -> Response {
         .into_response()
 }
 
-/// A `created_by_id` that names no user is refused, as GetStream refuses it.
-fn unknown_creator(inner: &Inner, creator: Option<&str>) -> Option<Response> {
-    let creator = creator?;
+/// A get-or-create call: stalled when scripted, authenticated, and refused
+/// when its `created_by_id` names no user, as GetStream refuses it.
+async fn admit_creation(inner: &Inner, path: &str, call: &ServerCall) -> Result<(), Box<Response>> {
+    stall(inner, path).await;
+    let body = check(inner, path, call)?;
+    let Some(creator) = body["data"]["created_by_id"].as_str() else {
+        return Ok(());
+    };
     if lock(&inner.users).contains_key(creator) {
-        return None;
+        return Ok(());
     }
-    Some(error(
+    Err(Box::new(error(
         StatusCode::BAD_REQUEST,
         4,
         &format!(
             "The following users are involved in this operation but do not exist: [{creator}]"
         ),
-    ))
+    )))
 }
 
 /// `POST /api/v2/users`: creates or replaces the users given.
-pub(super) async fn upsert_users(
-    State(inner): State<Arc<Inner>>,
-    Query(query): Query<HashMap<String, String>>,
-    method: Method,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+pub(super) async fn upsert_users(State(inner): State<Arc<Inner>>, req: ServerCall) -> Response {
     let path = "/api/v2/users";
-    let req = match check(&inner, &method, path, &query, &headers, &body) {
+    let req = match check(&inner, path, &req) {
         Ok(b) => b,
         Err(r) => return *r,
     };

@@ -55,10 +55,6 @@ impl Count {
     pub fn get(self) -> i64 {
         self.0
     }
-
-    pub fn stored(n: i64) -> Self {
-        Self(n)
-    }
 }
 
 impl<'de> Deserialize<'de> for Count {
@@ -85,10 +81,6 @@ impl Amount {
     pub fn get(self) -> f64 {
         self.0
     }
-
-    pub fn stored(n: f64) -> Self {
-        Self(n)
-    }
 }
 
 impl<'de> Deserialize<'de> for Amount {
@@ -109,14 +101,6 @@ pub struct IsoTimestamp(String);
 impl IsoTimestamp {
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
-
-    pub fn stored(s: String) -> Self {
-        Self(s)
     }
 
     pub fn parse(raw: &str) -> Option<Self> {

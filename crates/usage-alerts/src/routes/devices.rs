@@ -8,8 +8,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::domain::devices::{self, Device, Registration, Unregistration};
-use crate::error::{self, Error, ErrorBody};
+use crate::error::{self, Error};
 use crate::input::JsonObject;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -23,7 +24,7 @@ pub struct Registered {
     request_body = Registration,
     responses(
         (status = 200, body = Registered),
-        (status = 400, description = "Missing or invalid field", body = ErrorBody),
+        InvalidField,
     ))]
 pub async fn register(
     State(state): State<AppState>,
@@ -52,8 +53,8 @@ fn not_found() -> Error {
     request_body = Unregistration,
     responses(
         (status = 200, body = Message),
-        (status = 400, body = ErrorBody),
-        (status = 404, description = "No such device of this user", body = ErrorBody),
+        InvalidField,
+        NoSuchDevice,
     ))]
 pub async fn unregister(
     State(state): State<AppState>,
@@ -79,7 +80,7 @@ pub struct Success {
     params(("token" = String, Path, description = "Device token")),
     responses(
         (status = 200, body = Success),
-        (status = 404, description = "No such device of this user", body = ErrorBody),
+        NoSuchDevice,
     ))]
 pub async fn remove(
     State(state): State<AppState>,

@@ -7,8 +7,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::domain::event::{NewEvent, REQUIRED, UsageEvent};
-use crate::error::{Error, ErrorBody};
+use crate::error::Error;
 use crate::input::JsonObject;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -29,7 +30,7 @@ pub struct EventAccepted {
     request_body = UsageEvent,
     responses(
         (status = 200, body = EventAccepted),
-        (status = 400, description = "Missing or invalid field", body = ErrorBody),
+        InvalidField,
     ))]
 pub async fn post_event(
     State(state): State<AppState>,

@@ -3,6 +3,7 @@
 mod account;
 mod devices;
 mod events;
+mod failures;
 pub(crate) mod history;
 mod preferences;
 mod status;

@@ -8,8 +8,9 @@ use utoipa::ToSchema;
 use crate::auth::Caller;
 use crate::domain::preferences::{self, UserPreferences};
 use crate::domain::thresholds::{self, Preferences};
-use crate::error::{Error, ErrorBody};
+use crate::error::Error;
 use crate::input::JsonObject;
+use crate::routes::failures::*;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -41,7 +42,7 @@ pub struct PreferencesSaved {
     request_body = Preferences,
     responses(
         (status = 200, body = PreferencesSaved),
-        (status = 400, description = "Missing or invalid field", body = ErrorBody),
+        InvalidField,
     ))]
 pub async fn set(
     State(state): State<AppState>,

@@ -2,15 +2,15 @@
 
 use crate::domain::{analytics, channel};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(
+    p.procedure(
         Kind::Query,
         "analytics.viewers",
         Access::Owner,
         "Viewer samples of the current session and the last 7 days; peak and average per session",
-        viewers,
+        no_input(viewers),
     )
 }
 

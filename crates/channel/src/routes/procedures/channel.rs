@@ -2,10 +2,10 @@
 
 use crate::domain::channel::{self, ChannelInfo, ChannelUpdate, Profile, ProfileUpdate};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(Kind::Query, "channel.getInfo", Access::Public, "The channel: title, description, logo, profile, panels, social links, what a viewer's client needs; no secrets", get_info)
+    p.procedure(Kind::Query, "channel.getInfo", Access::Public, "The channel: title, description, logo, profile, panels, social links, what a viewer's client needs; no secrets", no_input(get_info))
         .procedure(Kind::Mutation, "channel.update", Access::Owner, "Changes the title, description or social links (only those given)", update)
         .procedure(Kind::Mutation, "profile.update", Access::Owner, "Changes the profile (only the fields given; null clears an optional one)", update_profile)
 }

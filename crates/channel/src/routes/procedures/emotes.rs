@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use crate::domain::emotes::{self, Emote};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EmoteList {
@@ -15,12 +15,12 @@ pub struct EmoteList {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(
+    p.procedure(
         Kind::Query,
         "emotes.list",
         Access::Public,
         "The merged emote set (7TV, BetterTTV, FrankerFaceZ)",
-        list,
+        no_input(list),
     )
 }
 

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::domain::panels::{self, NewPanel, Panel, PanelUpdate};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Ok, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Ok, Procedures, no_input};
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct PanelId {
@@ -26,12 +26,12 @@ pub struct PanelList {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(
+    p.procedure(
         Kind::Query,
         "panels.list",
         Access::Owner,
         "Every panel, in display order",
-        list,
+        no_input(list),
     )
     .procedure(
         Kind::Mutation,

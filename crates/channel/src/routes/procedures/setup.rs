@@ -8,7 +8,7 @@ use crate::domain::owner::{self, Setup};
 use crate::domain::values::{Email, NewPassword, Text};
 use crate::error::Error;
 use crate::routes::auth::limited;
-use crate::trpc::{Access, Ctx, Kind, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -53,10 +53,10 @@ pub struct SetupDone {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(Kind::Query, "setup.status",
+    p.procedure(Kind::Query, "setup.status",
         Access::Public,
         "Whether set-up is needed, and which provider variables are missing",
-        status,
+        no_input(status),
     )
     .procedure(Kind::Mutation, "setup.complete",
         Access::Public,

@@ -15,7 +15,7 @@ use crate::entity::channel_config;
 use crate::error::{Error, trpc};
 use crate::getstream::{ANONYMOUS, CALL_TYPE};
 use crate::routes::auth::limited;
-use crate::trpc::{Access, Ctx, Kind, Ok, Procedures};
+use crate::trpc::{Access, Ctx, Kind, Ok, Procedures, no_input};
 
 /// How long a viewer token is good for.
 const VIEWER_TOKEN_TTL: Duration = Duration::from_secs(6 * 3600);
@@ -56,12 +56,12 @@ pub struct ViewerToken {
 }
 
 pub fn add(p: Procedures) -> Procedures {
-    p.procedure0(Kind::Query, "stream.isLive", Access::Public, "Whether the channel is live, since when, and how many watch (polled every 10 s; served from a cache)", is_live)
-        .procedure0(Kind::Mutation, "stream.provision", Access::Owner, "Gets or creates the provider's livestream call and its chat; stores their ids; idempotent", provision)
-        .procedure0(Kind::Query, "stream.credentials", Access::Owner, "The RTMPS URL and the stream key for OBS", credentials)
-        .procedure0(Kind::Mutation, "stream.goLive", Access::Owner, "Makes the call public (starts HLS); the provider then reports it live", go_live)
-        .procedure0(Kind::Mutation, "stream.end", Access::Owner, "Stops the live stream at the provider and ends the live state at once", end)
-        .procedure0(Kind::Query, "stream.viewerToken", Access::Public, "What a browser needs to watch and chat anonymously", viewer_token)
+    p.procedure(Kind::Query, "stream.isLive", Access::Public, "Whether the channel is live, since when, and how many watch (polled every 10 s; served from a cache)", no_input(is_live))
+        .procedure(Kind::Mutation, "stream.provision", Access::Owner, "Gets or creates the provider's livestream call and its chat; stores their ids; idempotent", no_input(provision))
+        .procedure(Kind::Query, "stream.credentials", Access::Owner, "The RTMPS URL and the stream key for OBS", no_input(credentials))
+        .procedure(Kind::Mutation, "stream.goLive", Access::Owner, "Makes the call public (starts HLS); the provider then reports it live", no_input(go_live))
+        .procedure(Kind::Mutation, "stream.end", Access::Owner, "Stops the live stream at the provider and ends the live state at once", no_input(end))
+        .procedure(Kind::Query, "stream.viewerToken", Access::Public, "What a browser needs to watch and chat anonymously", no_input(viewer_token))
 }
 
 async fn is_live(ctx: Ctx) -> Result<LiveStatus, Error> {

@@ -29,14 +29,12 @@ pub struct NewRegistration {
 pub type RegistrationWriter = Batcher<NewRegistration, bool>;
 
 pub fn registration_writer(db: Db, tasks: &Tasks) -> RegistrationWriter {
-    Batcher::start(
+    Batcher::start_with(
         tasks,
         "svc registrations",
         256,
-        move |items: Vec<NewRegistration>| {
-            let db = db.clone();
-            async move { register_all(&db, items).await }
-        },
+        db,
+        |db, items| async move { register_all(&db, items).await },
     )
 }
 
