@@ -177,6 +177,12 @@ impl From<crate::getstream::ProviderError> for Error {
                 trpc("PRECONDITION_FAILED", e.to_string()).with("missing", missing.clone())
             }
             crate::getstream::ProviderError::Failed(_) => trpc("BAD_GATEWAY", e.to_string()),
+            crate::getstream::ProviderError::Unreachable(cause) => {
+                // Answered as the provider's failure; its cause is logged here.
+                tracing::warn!(cause = %keel_platform::failure::chain(cause), "{e}");
+                trpc("BAD_GATEWAY", e.to_string())
+            }
+            crate::getstream::ProviderError::Signing(_) => Error::internal(e),
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use jsonwebtoken::{EncodingKey, Header};
-use keel_platform::outbound::HttpClient;
+use keel_platform::outbound::{HttpClient, OutboundError};
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -26,9 +26,15 @@ pub enum ProviderError {
     /// These variables are not set.
     #[error("the streaming provider is not configured: set {}", .0.join(" and "))]
     NotConfigured(Vec<&'static str>),
-    /// Network error, timeout, or an error answer.
+    /// A network error or a timeout.
+    #[error("the streaming provider could not be reached")]
+    Unreachable(#[source] OutboundError),
+    /// An error answer, or an answer without what was asked.
     #[error("the streaming provider failed: {0}")]
     Failed(String),
+    /// A token could not be signed with the configured secret.
+    #[error("could not sign a token for the streaming provider")]
+    Signing(#[source] jsonwebtoken::errors::Error),
 }
 
 /// What keel needs of a call.
@@ -92,7 +98,7 @@ impl GetStream {
             claims,
             &EncodingKey::from_secret(c.secret),
         )
-        .map_err(|e| ProviderError::Failed(format!("signing a token: {e}")))
+        .map_err(ProviderError::Signing)
     }
 
     /// The stream key: a user token of the broadcaster.
@@ -140,7 +146,7 @@ impl GetStream {
             .http
             .send_idempotent(send)
             .await
-            .map_err(|e| ProviderError::Failed(e.to_string()))?;
+            .map_err(ProviderError::Unreachable)?;
         let status = resp.status();
         let body: Value = resp.json().await.unwrap_or(Value::Null);
         if status.is_success() {

@@ -141,7 +141,6 @@ impl Configured for Api {
             cfg,
             stream,
             live,
-            procedures: routes::procedures::all(),
             playlist: domain::playlist::Playlist::default(),
             dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
             trusted: {

@@ -12,7 +12,6 @@ use crate::domain::live::Live;
 use crate::domain::playlist::Playlist;
 use crate::domain::snapshot::Snapshot;
 use crate::getstream::GetStream;
-use crate::trpc::Procedures;
 
 pub type AppState = Shared<Inner>;
 
@@ -24,7 +23,6 @@ pub struct Inner {
     pub cfg: Arc<Config>,
     pub stream: GetStream,
     pub live: Arc<Live>,
-    pub procedures: Procedures,
     /// The live call's HLS playlist, asked of the provider once a session.
     pub playlist: Playlist,
     /// Checked against when no owner exists, so a sign-in costs the same.

@@ -24,18 +24,24 @@ pub fn http_names() -> Vec<&'static str> {
     http().map(|s| s.name()).collect()
 }
 
+/// A service name the command line gave that names none.
+#[derive(Debug, thiserror::Error)]
+#[error("no service named {name:?} (services: {known})", known = http_names().join(", "))]
+pub struct UnknownService {
+    name: String,
+}
+
 /// The named HTTP services (all of them when none is named), each once, in
 /// table order; an unknown name is an error naming it.
-pub fn selection(named: &[impl AsRef<str>]) -> Result<Vec<&'static dyn Service>, String> {
+pub fn selection(named: &[impl AsRef<str>]) -> Result<Vec<&'static dyn Service>, UnknownService> {
     if let Some(unknown) = named
         .iter()
         .map(AsRef::as_ref)
         .find(|n| !http().any(|s| s.name() == *n))
     {
-        return Err(format!(
-            "no service named {unknown:?} (services: {})",
-            http_names().join(", ")
-        ));
+        return Err(UnknownService {
+            name: unknown.to_owned(),
+        });
     }
     Ok(http()
         .filter(|s| named.is_empty() || named.iter().any(|n| n.as_ref() == s.name()))

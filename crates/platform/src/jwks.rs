@@ -16,7 +16,7 @@ use tokio::sync::{Mutex, RwLock};
 
 use crate::outbound::HttpClient;
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum JwtError {
     #[error("the token is not a well-formed JWT")]
     Malformed,
@@ -30,8 +30,17 @@ pub enum JwtError {
     Expired,
     #[error("the token failed validation: {0}")]
     Invalid(String),
-    #[error("the signing keys could not be fetched: {0}")]
-    KeysUnavailable(String),
+    #[error("the signing keys could not be fetched")]
+    KeysUnavailable(#[source] KeysError),
+}
+
+/// Why the signing keys could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum KeysError {
+    #[error(transparent)]
+    Outbound(#[from] crate::outbound::OutboundError),
+    #[error("the key endpoint answered {0}")]
+    Status(reqwest::StatusCode),
 }
 
 /// Which keys to fetch and how long to trust them.
@@ -216,18 +225,15 @@ impl JwksVerifier {
             .http
             .send_idempotent(|| self.http.client().get(&self.cfg.url))
             .await
-            .map_err(|e| JwtError::KeysUnavailable(e.to_string()))?;
+            .map_err(|e| JwtError::KeysUnavailable(e.into()))?;
         if !resp.status().is_success() {
-            return Err(JwtError::KeysUnavailable(format!(
-                "status {}",
-                resp.status()
-            )));
+            return Err(JwtError::KeysUnavailable(KeysError::Status(resp.status())));
         }
         let ttl =
             cache_max_age(resp.headers()).map_or(self.cfg.max_age, |s| s.min(self.cfg.max_age));
         let set: JwkSet = crate::outbound::read_json(resp)
             .await
-            .map_err(|e| JwtError::KeysUnavailable(e.to_string()))?;
+            .map_err(|e| JwtError::KeysUnavailable(e.into()))?;
         let mut keys = HashMap::new();
         for jwk in &set.keys {
             let (Some(kid), Ok(key)) = (jwk.common.key_id.clone(), DecodingKey::from_jwk(jwk))

@@ -66,22 +66,19 @@ enum Transport {
 
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {
-    #[error("KEEL_MAIL_FROM: {0}")]
-    From(String),
-    #[error("KEEL_SMTP_URL: {0}")]
-    Smtp(String),
+    #[error("KEEL_MAIL_FROM is not a mailbox")]
+    From(#[source] lettre::address::AddressError),
+    #[error("KEEL_SMTP_URL is not a usable SMTP URL")]
+    Smtp(#[source] lettre::transport::smtp::Error),
 }
 
 impl Mailer {
     pub fn new(cfg: &MailConfig) -> Result<Self, MailError> {
-        let from = cfg
-            .from
-            .parse::<Mailbox>()
-            .map_err(|e| MailError::From(e.to_string()))?;
+        let from = cfg.from.parse::<Mailbox>().map_err(MailError::From)?;
         let transport = match &cfg.smtp_url {
             Some(url) => Transport::Smtp(Arc::new(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
-                    .map_err(|e| MailError::Smtp(e.to_string()))?
+                    .map_err(MailError::Smtp)?
                     .build(),
             )),
             None => Transport::Files(cfg.dir.clone()),

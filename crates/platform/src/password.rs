@@ -19,23 +19,25 @@ fn slots() -> &'static Semaphore {
 
 /// Why a hash could not be made (never a password's content).
 #[derive(Debug, thiserror::Error)]
-#[error("password hashing failed: {0}")]
-pub struct HashError(String);
+pub enum HashError {
+    #[error("password hashing failed")]
+    Argon(#[from] argon2::password_hash::Error),
+    #[error("password hashing is shut down")]
+    Closed(#[from] tokio::sync::AcquireError),
+    #[error("the password hashing task failed")]
+    Task(#[from] tokio::task::JoinError),
+}
 
 pub async fn hash(password: String) -> Result<String, HashError> {
-    let _slot = slots()
-        .acquire()
-        .await
-        .map_err(|e| HashError(e.to_string()))?;
+    let _slot = slots().acquire().await?;
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
             .map(|h| h.to_string())
-            .map_err(|e| HashError(e.to_string()))
+            .map_err(HashError::from)
     })
-    .await
-    .map_err(|e| HashError(e.to_string()))?
+    .await?
 }
 
 /// A hash no password matches, with the parameters real hashes have:
@@ -46,16 +48,15 @@ pub async fn hash(password: String) -> Result<String, HashError> {
 pub fn dummy_hash() -> Result<String, HashError> {
     use argon2::password_hash::rand_core::RngCore;
     use argon2::password_hash::{Output, ParamsString};
-    let err = |e: argon2::password_hash::Error| HashError(e.to_string());
     let salt = SaltString::generate(&mut OsRng);
     let mut bytes = [0u8; argon2::Params::DEFAULT_OUTPUT_LEN];
     OsRng.fill_bytes(&mut bytes);
     let hash = PasswordHash {
         algorithm: argon2::Algorithm::default().ident(),
         version: Some(argon2::Version::default().into()),
-        params: ParamsString::try_from(&argon2::Params::default()).map_err(err)?,
+        params: ParamsString::try_from(&argon2::Params::default())?,
         salt: Some(salt.as_salt()),
-        hash: Some(Output::new(&bytes).map_err(err)?),
+        hash: Some(Output::new(&bytes)?),
     };
     Ok(hash.to_string())
 }
@@ -90,10 +91,7 @@ mod tests {
     async fn the_dummy_hash_has_the_real_parameters_and_matches_nothing() -> Result<(), HashError> {
         let real = hash("a password".to_owned()).await?;
         let dummy = dummy_hash()?;
-        let (r, d) = (
-            PasswordHash::new(&real).map_err(|e| HashError(e.to_string()))?,
-            PasswordHash::new(&dummy).map_err(|e| HashError(e.to_string()))?,
-        );
+        let (r, d) = (PasswordHash::new(&real)?, PasswordHash::new(&dummy)?);
         assert_eq!(r.algorithm, d.algorithm);
         assert_eq!(r.version, d.version);
         assert_eq!(r.params, d.params);

@@ -176,6 +176,17 @@ pub enum Fetched {
     Failed(String),
 }
 
+/// Why a source's emotes could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("the emote source could not be reached")]
+    Unreachable(#[from] keel_platform::outbound::OutboundError),
+    #[error("the emote source answered {0}")]
+    Status(reqwest::StatusCode),
+    #[error("the emote source's answer is not JSON")]
+    Body(#[source] reqwest::Error),
+}
+
 /// Fetches every source and stores what each gave, all in one
 /// transaction (the merged set changes at once).
 pub async fn refresh(
@@ -202,6 +213,7 @@ pub async fn refresh(
             }
             Ok(None) => Fetched::Skipped,
             Err(e) => {
+                let e = keel_platform::failure::chain(&e);
                 tracing::warn!(source = %source.key(), error = %e, "an emote source failed; its previous emotes stay");
                 Fetched::Failed(e)
             }
@@ -216,21 +228,20 @@ async fn fetch(
     http: &HttpClient,
     cfg: &EmoteConfig,
     s: Source,
-) -> Result<Option<Vec<Emote>>, String> {
+) -> Result<Option<Vec<Emote>>, FetchError> {
     let Some(url) = s.url(cfg) else {
         return Ok(None);
     };
     let resp = http
         .send_idempotent(|| http.client().get(&url).header("accept", "application/json"))
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     if resp.status().as_u16() == 404 && s.scope() == Scope::Channel {
         return Ok(Some(Vec::new()));
     }
     if !resp.status().is_success() {
-        return Err(format!("{url} answered {}", resp.status()));
+        return Err(FetchError::Status(resp.status()));
     }
-    let v: Value = resp.json().await.map_err(|e| format!("{url}: {e}"))?;
+    let v: Value = resp.json().await.map_err(FetchError::Body)?;
     let scope = match s.scope() {
         Scope::Channel => "channel",
         Scope::Global => "global",

@@ -10,6 +10,9 @@ pub const LOGO_BODY_LIMIT: usize = logo::BODY_LIMIT;
 pub mod procedures;
 mod webhook;
 
+use std::sync::Arc;
+
+use axum::Extension;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use keel_platform::http::openapi::{KeyAuth, KeyIn};
@@ -55,6 +58,7 @@ const WEBHOOK_SIGNATURE: KeyAuth = KeyAuth {
 struct ApiDoc;
 
 pub fn router(state: AppState) -> OpenApiRouter {
+    let procedures = Arc::new(procedures::all());
     let upload = OpenApiRouter::new()
         .routes(routes!(logo::upload))
         .layer(DefaultBodyLimit::max(logo::BODY_LIMIT));
@@ -67,8 +71,10 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .merge(upload)
         .route(
             "/api/trpc/{*procedures}",
-            get(trpc::handle).post(trpc::handle),
+            get(trpc::handle)
+                .post(trpc::handle)
+                .layer(Extension(procedures.clone())),
         );
-    trpc::doc::document(router.get_openapi_mut(), &state.procedures);
+    trpc::doc::document(router.get_openapi_mut(), &procedures);
     router.with_state(state)
 }

@@ -5,12 +5,14 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
+use axum::Extension;
 use axum::extract::{Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::{Access, Kind, Procedure, wire};
+use super::{Access, Kind, Procedure, Procedures, wire};
 use crate::auth::{MaybeOwner, same_origin};
 use crate::domain::owner::Owner;
 use crate::error::{Error, trpc};
@@ -129,13 +131,16 @@ fn wants_jsonl(headers: &HeaderMap) -> bool {
 /// `GET|POST /api/trpc/{procedures}`.
 pub async fn handle(
     State(state): State<AppState>,
+    Extension(procedures): Extension<Arc<Procedures>>,
     Path(path): Path<String>,
     Query(query): Query<HashMap<String, String>>,
-    method: Method,
+    request: Parts,
     owner: MaybeOwner,
-    headers: HeaderMap,
     body: Result<RawBody, Error>,
 ) -> Response {
+    let Parts {
+        method, headers, ..
+    } = request;
     let body = match body {
         Ok(RawBody(b)) => b,
         Err(e) => return wire::request_error(&state, e),
@@ -186,9 +191,9 @@ pub async fn handle(
                 Ok(all) => Ok(all.get(i).cloned().unwrap_or(Value::Null)),
                 Err(e) => Err(trpc(e.code().unwrap_or("PARSE_ERROR"), e.message())),
             };
-            let (state, ctx, method) = (state.clone(), ctx.clone(), method.clone());
+            let (procedures, ctx, method) = (procedures.clone(), ctx.clone(), method.clone());
             async move {
-                let out = match (input, state.procedures.get(&name)) {
+                let out = match (input, procedures.get(&name)) {
                     (Err(e), _) => Err(e),
                     (Ok(input), Some(p)) => run(p, ctx, &method, cross_site, input).await,
                     (Ok(_), None) => Err(trpc("NOT_FOUND", format!("No procedure {name}"))),

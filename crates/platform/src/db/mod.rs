@@ -245,7 +245,7 @@ fn counted<T>(result: Result<T, inline::Miss>, outcome: &'static str) -> Result<
             metrics::counter!("keel_db_inline_reads_total", "outcome" => outcome).increment(1);
         }
         Err(miss) => {
-            tracing::debug!(%miss, "read through the pool instead");
+            tracing::debug!(miss = %crate::failure::chain(miss), "read through the pool instead");
             metrics::counter!("keel_db_inline_reads_total", "outcome" => "pool").increment(1);
         }
     }

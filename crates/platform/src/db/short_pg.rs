@@ -77,7 +77,7 @@ impl ShortReads {
             Some(conn) => conn,
             None => PgConnection::connect_with(&self.options)
                 .await
-                .map_err(|e| Miss::Postgres(e.to_string()))?,
+                .map_err(Miss::Postgres)?,
         };
         Ok((conn, slot))
     }
@@ -91,7 +91,7 @@ impl ShortReads {
         let rows = sqlx::query_with(sqlx::AssertSqlSafe(stmt.sql.as_str()), values)
             .fetch_all(&mut conn)
             .await
-            .map_err(|e| Miss::Postgres(e.to_string()))?;
+            .map_err(Miss::Postgres)?;
         self.idle.put(conn);
         rows.into_iter()
             .map(|row| {

@@ -25,13 +25,13 @@ const INITIAL_CAPACITY: usize = 1024;
 /// Appends `value` as JSON to `buf`, as [`Json`] writes a body: for
 /// responses written in parts.
 pub fn to_writer<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T) -> Result<(), JsonError> {
-    sonic_rs::to_writer(buf, value).map_err(|e| JsonError(e.to_string()))
+    Ok(sonic_rs::to_writer(buf, value)?)
 }
 
 /// A value that cannot be written as JSON (a map with non-string keys).
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("cannot write JSON: {0}")]
-pub struct JsonError(String);
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write JSON")]
+pub struct JsonError(#[from] sonic_rs::Error);
 
 /// A body already written as JSON (with [`to_writer`], in parts), sent as
 /// [`Json`] sends its own.
@@ -54,15 +54,18 @@ impl<T: Serialize> IntoResponse for Json<T> {
         let mut buf = Vec::with_capacity(INITIAL_CAPACITY);
         match to_writer(&mut buf, &self.0) {
             Ok(()) => JsonBytes(buf).into_response(),
-            Err(e) => (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                [(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=utf-8"),
-                )],
-                e.0,
-            )
-                .into_response(),
+            Err(e) => {
+                tracing::error!(error = %crate::failure::chain(&e), "an answer could not be written");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    [(
+                        CONTENT_TYPE,
+                        HeaderValue::from_static("text/plain; charset=utf-8"),
+                    )],
+                    e.to_string(),
+                )
+                    .into_response()
+            }
         }
     }
 }

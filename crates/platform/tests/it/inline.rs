@@ -183,7 +183,7 @@ async fn what_an_inline_read_cannot_do_is_read_through_the_pool() {
     let cols = thing::Entity::find()
         .select_only()
         .column(thing::Column::Id);
-    assert_eq!(db.try_inline(&cols), Err(Miss::Columns));
+    assert!(matches!(db.try_inline(&cols), Err(Miss::Columns)));
     // An SQL error is the pool's to report.
     let stmt = Statement::from_string(db.backend(), "SELECT nothing FROM nowhere");
     assert!(db.read().query_all_raw(stmt).await.is_err());
@@ -195,6 +195,6 @@ async fn a_database_in_memory_or_on_postgresql_is_never_read_inline() {
     let db = &p.platform.db;
     let select = keel_platform::jobs::entity::Entity::find();
     // (a database in memory is never given inline reads: unit-tested)
-    assert_eq!(db.try_inline(&select), Err(Miss::Off));
+    assert!(matches!(db.try_inline(&select), Err(Miss::Off)));
     assert!(db.all_short(select).await.is_ok());
 }

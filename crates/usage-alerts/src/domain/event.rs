@@ -222,7 +222,7 @@ pub fn page_inline(db: &Db, user_id: &str, limit: u64, offset: u64) -> Result<Ve
             cost_usd: row.f64(C::CostUsd as usize)?,
             created_at: row.datetime(C::CreatedAt as usize)?,
         };
-        body.event(&e).map_err(|e| Miss::Write(e.to_string()))
+        body.event(&e).map_err(Miss::write)
     })?;
     Ok(body.close(limit, offset))
 }

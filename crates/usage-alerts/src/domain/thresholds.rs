@@ -1,8 +1,6 @@
 //! Thresholds: what a user configured, what applies, what was crossed.
 
 use keel_platform::http::input::{InputError, from_value};
-use keel_platform::sea_orm;
-use keel_platform::sea_orm::entity::prelude::*;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -16,55 +14,7 @@ use crate::input;
 pub const DEFAULT_DAILY_COST: f64 = 5.0;
 pub const MAX_THRESHOLDS: usize = 100;
 
-/// A threshold's type, stored as its seed name.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    ToSchema,
-    EnumIter,
-    DeriveActiveEnum,
-)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(32))")]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    #[sea_orm(string_value = "daily_cost")]
-    DailyCost,
-    #[sea_orm(string_value = "token_count")]
-    TokenCount,
-    #[sea_orm(string_value = "session_count")]
-    SessionCount,
-}
-
-impl Kind {
-    /// Its seed name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::DailyCost => "daily_cost",
-            Self::TokenCount => "token_count",
-            Self::SessionCount => "session_count",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Kind {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)?.as_str() {
-            Some("daily_cost") => Ok(Self::DailyCost),
-            Some("token_count") => Ok(Self::TokenCount),
-            Some("session_count") => Ok(Self::SessionCount),
-            _ => Err(D::Error::custom(
-                "must be one of daily_cost, token_count, session_count",
-            )),
-        }
-    }
-}
+pub use crate::entity::kinds::Kind;
 
 /// The seed's ThresholdConfig.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

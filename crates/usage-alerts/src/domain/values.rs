@@ -3,12 +3,9 @@
 //! (`Invalid field: platform must be ios or watchos`). They deserialize
 //! from the JSON values of a request body and serialize as what they hold.
 
-use keel_platform::sea_orm;
-use keel_platform::sea_orm::entity::prelude::*;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
 
 fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
     Value::deserialize(d)
@@ -156,26 +153,7 @@ impl<'de> Deserialize<'de> for DeviceToken {
     }
 }
 
-/// The device's platform (`ios` or `watchos`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, ToSchema)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
-#[serde(rename_all = "lowercase")]
-pub enum Platform {
-    #[sea_orm(string_value = "ios")]
-    Ios,
-    #[sea_orm(string_value = "watchos")]
-    Watchos,
-}
-
-impl<'de> Deserialize<'de> for Platform {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match value(d)?.as_str() {
-            Some("ios") => Ok(Self::Ios),
-            Some("watchos") => Ok(Self::Watchos),
-            _ => Err(D::Error::custom("must be ios or watchos")),
-        }
-    }
-}
+pub use crate::entity::kinds::Platform;
 
 /// `true` or `false`, nothing else.
 pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {

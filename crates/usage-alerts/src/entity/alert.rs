@@ -8,7 +8,7 @@ pub struct Model {
     pub id: String,
     pub user_id: String,
     pub day: String,
-    pub threshold_type: crate::domain::thresholds::Kind,
+    pub threshold_type: super::kinds::Kind,
     pub threshold_value: f64,
     /// The day's figure when it crossed.
     pub observed: f64,

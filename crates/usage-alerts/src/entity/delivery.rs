@@ -8,7 +8,7 @@ pub struct Model {
     pub alert_id: String,
     #[sea_orm(primary_key, auto_increment = false)]
     pub device_token: String,
-    pub platform: crate::domain::values::Platform,
+    pub platform: super::kinds::Platform,
     pub sandbox: bool,
     pub status: DeliveryStatus,
     pub reason: Option<String>,

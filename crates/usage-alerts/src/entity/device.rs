@@ -7,7 +7,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub device_token: String,
     pub user_id: String,
-    pub platform: crate::domain::values::Platform,
+    pub platform: super::kinds::Platform,
     pub sandbox: bool,
     pub registered_at: DateTimeUtc,
 }

@@ -6,4 +6,5 @@ pub mod day_session;
 pub mod delivery;
 pub mod device;
 pub mod event;
+pub mod kinds;
 pub mod preferences;

@@ -47,7 +47,7 @@ const MAX_IDLE: usize = 32;
 const STATEMENT_CACHE: usize = 128;
 
 /// Why a read was not done here; the caller reads through the pool.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum Miss {
     #[error("inline reads are off for this database")]
     Off,
@@ -59,19 +59,20 @@ pub enum Miss {
     Columns,
     #[error("column {column:?} holds a value not decoded here: {why}")]
     Decode { column: String, why: String },
-    #[error("SQLite: {0}")]
-    Sqlite(String),
-    #[error("the caller could not use a row: {0}")]
-    Write(String),
+    #[error("SQLite failed")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the caller could not use a row")]
+    Write(#[source] Box<dyn std::error::Error + Send + Sync>),
     #[error("every short-read connection stayed busy")]
     Busy,
-    #[error("PostgreSQL: {0}")]
-    Postgres(String),
+    #[error("PostgreSQL failed")]
+    Postgres(#[source] sea_orm::sqlx::Error),
 }
 
-impl From<rusqlite::Error> for Miss {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::Sqlite(e.to_string())
+impl Miss {
+    /// The caller's own error while it used a row.
+    pub fn write(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Write(Box::new(e))
     }
 }
 

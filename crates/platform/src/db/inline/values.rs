@@ -163,12 +163,15 @@ mod tests {
 
     #[test]
     fn values_bind_as_sqlx_binds_them() {
-        assert_eq!(bind_one(&Value::Bool(Some(true))), Ok(Sql::Integer(1)));
-        assert_eq!(bind_one(&Value::Int(None)), Ok(Sql::Null));
-        assert_eq!(
+        assert!(matches!(
+            bind_one(&Value::Bool(Some(true))),
+            Ok(Sql::Integer(1))
+        ));
+        assert!(matches!(bind_one(&Value::Int(None)), Ok(Sql::Null)));
+        assert!(matches!(
             bind_one(&Value::BigUnsigned(Some(u64::MAX))),
             Err(Miss::Bind("u64 above i64"))
-        );
+        ));
         assert!(bind_one(&Value::Json(None)).is_err());
     }
 

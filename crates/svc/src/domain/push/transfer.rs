@@ -205,10 +205,21 @@ impl Present {
     }
 }
 
+/// Why an imported row was skipped; its text is the report's reason.
+#[derive(Debug, thiserror::Error)]
+enum RowRefused {
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    #[error("active must be true or false, not {0:?}")]
+    Active(String),
+    #[error(transparent)]
+    Registration(#[from] Error),
+}
+
 fn parse_row(
     header: &csv::StringRecord,
     record: &csv::StringRecord,
-) -> Result<(Registration, Option<bool>), String> {
+) -> Result<(Registration, Option<bool>), RowRefused> {
     let mut body = Map::new();
     let mut active = None;
     for (name, value) in header.iter().zip(record.iter()) {
@@ -219,7 +230,7 @@ fn parse_row(
                     "" => None,
                     "true" | "1" => Some(true),
                     "false" | "0" => Some(false),
-                    other => return Err(format!("active must be true or false, not {other:?}")),
+                    other => return Err(RowRefused::Active(other.to_owned())),
                 };
             }
             "registered_at" | "updated_at" => {}
@@ -228,7 +239,7 @@ fn parse_row(
             }
         }
     }
-    let reg = Registration::parse(&body).map_err(|e| e.to_string())?;
+    let reg = Registration::parse(&body)?;
     Ok((reg, active))
 }
 
@@ -257,10 +268,13 @@ pub async fn import(db: &Db, bytes: &[u8]) -> Result<ImportReport, Error> {
     for (i, record) in reader.records().enumerate() {
         let line = u64::try_from(i).unwrap_or(0) + 2;
         let parsed = record
-            .map_err(|e| e.to_string())
+            .map_err(RowRefused::from)
             .and_then(|r| parse_row(&header, &r));
         match parsed {
-            Err(reason) => report.errors.push(RowError { line, reason }),
+            Err(refused) => report.errors.push(RowError {
+                line,
+                reason: refused.to_string(),
+            }),
             Ok((reg, active)) => {
                 if let Some(first) = seen.insert(reg.push_token.clone(), line) {
                     report.errors.push(RowError {
