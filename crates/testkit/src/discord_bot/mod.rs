@@ -7,19 +7,16 @@
 
 mod gateway;
 pub mod payloads;
+mod rest;
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use crate::lock;
-use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post, put};
 use axum::{Router, middleware};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
 pub use payloads::{APPLICATION_ID, Invoker};
@@ -122,19 +119,28 @@ impl FakeDiscordBot {
         // Every call the bot makes with its token (the lookup counts
         // refused calls too, so it checks the token itself).
         let bot = Router::new()
-            .route("/api/v10/applications/{app}/commands", put(set_commands))
-            .route("/api/v10/channels/{channel}/messages", post(create_message))
-            .route_layer(middleware::from_fn_with_state(inner.clone(), bot_token));
+            .route(
+                "/api/v10/applications/{app}/commands",
+                put(rest::set_commands),
+            )
+            .route(
+                "/api/v10/channels/{channel}/messages",
+                post(rest::create_message),
+            )
+            .route_layer(middleware::from_fn_with_state(
+                inner.clone(),
+                rest::bot_token,
+            ));
         Router::new()
             .route("/", get(gateway::upgrade))
-            .route("/api/v10/gateway/bot", get(gateway_bot))
+            .route("/api/v10/gateway/bot", get(rest::gateway_bot))
             .merge(bot)
             .route(
                 "/api/v10/interactions/{id}/{token}/callback",
-                post(callback),
+                post(rest::callback),
             )
-            .route("/_fake/state", get(state))
-            .fallback(any(unknown))
+            .route("/_fake/state", get(rest::state))
+            .fallback(any(rest::unknown))
             .with_state(inner.clone())
     }
 
@@ -268,195 +274,4 @@ impl FakeDiscordBot {
 /// Discord's shard formula.
 pub fn owner_shard(guild: u64, total: u32) -> u32 {
     u32::try_from((guild >> 22) % u64::from(total.max(1))).unwrap_or(0)
-}
-
-fn authorized(inner: &Inner, headers: &HeaderMap) -> bool {
-    headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bot "))
-        .is_some_and(|t| t == inner.token)
-}
-
-async fn bot_token(
-    State(inner): State<Arc<Inner>>,
-    req: axum::extract::Request,
-    next: middleware::Next,
-) -> Response {
-    if !authorized(&inner, req.headers()) {
-        return unauthorized();
-    }
-    next.run(req).await
-}
-
-fn unauthorized() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        axum::Json(json!({"message": "401: Unauthorized", "code": 0})),
-    )
-        .into_response()
-}
-
-async fn gateway_bot(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Response {
-    *lock(&inner.lookups) += 1;
-    if !authorized(&inner, &headers) {
-        return unauthorized();
-    }
-    let next = {
-        let mut s = lock(&inner.lookup_script);
-        (!s.is_empty()).then(|| s.remove(0))
-    };
-    match next {
-        Some(Lookup::RateLimited(secs)) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            [("retry-after", format!("{}", secs.ceil()))],
-            axum::Json(json!({"message": "You are being rate limited.", "retry_after": secs, "global": false})),
-        )
-            .into_response(),
-        Some(Lookup::Status(s)) => (
-            StatusCode::from_u16(s).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            axum::Json(json!({"message": "scripted", "code": 0})),
-        )
-            .into_response(),
-        None => {
-            let addr = lock(&inner.advertised).clone();
-            axum::Json(json!({
-                "url": format!("ws://{addr}"),
-                "shards": *lock(&inner.shards),
-                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 14_400_000, "max_concurrency": 1},
-            }))
-            .into_response()
-        }
-    }
-}
-
-/// What the bot did, for a test outside the process (the container test).
-async fn state(State(inner): State<Arc<Inner>>) -> Response {
-    let sessions = lock(&inner.conns)
-        .iter()
-        .filter(|c| c.shard.is_some())
-        .count();
-    axum::Json(json!({
-        "sessions": sessions,
-        "identifies": lock(&inner.identifies).len(),
-        "commands": lock(&inner.commands).len(),
-        "lookups": *lock(&inner.lookups),
-    }))
-    .into_response()
-}
-
-async fn set_commands(
-    State(inner): State<Arc<Inner>>,
-    Path(app): Path<u64>,
-    body: Bytes,
-) -> Response {
-    let Ok(Value::Array(cmds)) = serde_json::from_slice::<Value>(&body) else {
-        return invalid_form();
-    };
-    let answer: Vec<Value> = cmds
-        .iter()
-        .enumerate()
-        .map(|(n, c)| {
-            let mut c = c.clone();
-            c["id"] = json!((1_300_000_000_000_000_000u64 + n as u64).to_string());
-            c["application_id"] = json!(app.to_string());
-            c["version"] = json!("1");
-            c
-        })
-        .collect();
-    *lock(&inner.commands) = cmds;
-    axum::Json(answer).into_response()
-}
-
-fn invalid_form() -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        axum::Json(json!({"message": "Invalid Form Body", "code": 50035})),
-    )
-        .into_response()
-}
-
-async fn create_message(
-    State(inner): State<Arc<Inner>>,
-    Path(channel): Path<u64>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if lock(&inner.forbidden).contains(&channel) {
-        lock(&inner.refused_posts).push(channel);
-        return (
-            StatusCode::FORBIDDEN,
-            axum::Json(json!({"message": "Missing Access", "code": 50001})),
-        )
-            .into_response();
-    }
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
-        return invalid_form();
-    };
-    let has_content = v["content"].as_str().is_some_and(|c| !c.is_empty());
-    let has_embeds = v["embeds"].as_array().is_some_and(|e| !e.is_empty());
-    if !has_content && !has_embeds {
-        return (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({"message": "Cannot send an empty message", "code": 50006})),
-        )
-            .into_response();
-    }
-    let n = {
-        let mut m = lock(&inner.messages);
-        let header = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        m.push(Message {
-            channel,
-            body: v.clone(),
-            authorization: header("authorization"),
-            content_type: header("content-type"),
-            user_agent: header("user-agent"),
-        });
-        m.len() as u64
-    };
-    axum::Json(json!({
-        "id": (1_400_000_000_000_000_000u64 + n).to_string(),
-        "type": 0,
-        "channel_id": channel.to_string(),
-        "content": v["content"].as_str().unwrap_or_default(),
-        "embeds": v["embeds"].as_array().cloned().unwrap_or_default(),
-        "author": payloads::user(APPLICATION_ID, "quotebot", true),
-        "attachments": [],
-        "mentions": [],
-        "mention_roles": [],
-        "mention_everyone": false,
-        "pinned": false,
-        "tts": false,
-        "timestamp": "2026-01-01T00:00:00.000000+00:00",
-        "edited_timestamp": null,
-        "flags": 0,
-        "components": [],
-    }))
-    .into_response()
-}
-
-async fn callback(
-    State(inner): State<Arc<Inner>>,
-    Path((id, _token)): Path<(u64, String)>,
-    body: Bytes,
-) -> Response {
-    // Interaction callbacks are authenticated by their token, not the bot's.
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
-        return invalid_form();
-    };
-    lock(&inner.callbacks).push((id, v));
-    StatusCode::NO_CONTENT.into_response()
-}
-
-async fn unknown() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        axum::Json(json!({"message": "404: Not Found", "code": 0})),
-    )
-        .into_response()
 }
