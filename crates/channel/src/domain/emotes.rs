@@ -181,8 +181,8 @@ pub enum Fetched {
 pub enum FetchError {
     #[error("the emote source could not be reached")]
     Unreachable(#[from] keel_platform::outbound::OutboundError),
-    #[error("the emote source answered {0}")]
-    Status(reqwest::StatusCode),
+    #[error("the emote source answered HTTP {0}")]
+    Status(u16),
     #[error("the emote source's answer is not JSON")]
     Body(#[source] reqwest::Error),
 }
@@ -239,7 +239,7 @@ async fn fetch(
         return Ok(Some(Vec::new()));
     }
     if !resp.status().is_success() {
-        return Err(FetchError::Status(resp.status()));
+        return Err(FetchError::Status(resp.status().as_u16()));
     }
     let v: Value = resp.json().await.map_err(FetchError::Body)?;
     let scope = match s.scope() {

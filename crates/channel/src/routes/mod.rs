@@ -12,9 +12,7 @@ mod webhook;
 
 use std::sync::Arc;
 
-use axum::Extension;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
 use keel_platform::http::openapi::{KeyAuth, KeyIn};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
@@ -69,12 +67,7 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(webhook::stream))
         .routes(routes!(logo::get))
         .merge(upload)
-        .route(
-            "/api/trpc/{*procedures}",
-            get(trpc::handle)
-                .post(trpc::handle)
-                .layer(Extension(procedures.clone())),
-        );
+        .route("/api/trpc/{*procedures}", trpc::route(procedures.clone()));
     trpc::doc::document(router.get_openapi_mut(), &procedures);
     router.with_state(state)
 }

@@ -5,11 +5,10 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use axum::Extension;
 use axum::extract::{Path, Query, State};
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
+use axum::routing::{MethodRouter, get};
 use serde_json::{Map, Value};
 
 use super::{Access, Kind, Procedure, Procedures, wire};
@@ -128,18 +127,49 @@ fn wants_jsonl(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/jsonl"))
 }
 
-/// `GET|POST /api/trpc/{procedures}`.
-pub async fn handle(
-    State(state): State<AppState>,
-    Extension(procedures): Extension<Arc<Procedures>>,
-    Path(path): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    request: Parts,
+/// `GET|POST /api/trpc/{procedures}`, answering from `procedures`.
+pub fn route(procedures: Arc<Procedures>) -> MethodRouter<AppState> {
+    let handler = move |state: State<AppState>,
+                        Path(path): Path<String>,
+                        Query(query): Query<HashMap<String, String>>,
+                        method: Method,
+                        owner: MaybeOwner,
+                        headers: HeaderMap,
+                        body: Result<RawBody, Error>| {
+        let procedures = procedures.clone();
+        let request = Request {
+            path,
+            query,
+            method,
+            owner,
+            headers,
+        };
+        async move { handle(&procedures, state, request, body).await }
+    };
+    get(handler.clone()).post(handler)
+}
+
+/// What a tRPC request asks, besides its body.
+struct Request {
+    path: String,
+    query: HashMap<String, String>,
+    method: Method,
     owner: MaybeOwner,
+    headers: HeaderMap,
+}
+
+async fn handle(
+    procedures: &Arc<Procedures>,
+    State(state): State<AppState>,
+    request: Request,
     body: Result<RawBody, Error>,
 ) -> Response {
-    let Parts {
-        method, headers, ..
+    let Request {
+        path,
+        query,
+        method,
+        owner,
+        headers,
     } = request;
     let body = match body {
         Ok(RawBody(b)) => b,

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-pub use call::{Ctx, handle};
+pub use call::{Ctx, route};
 
 use crate::error::{Error, trpc};
 
