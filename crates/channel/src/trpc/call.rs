@@ -136,7 +136,6 @@ pub fn route(procedures: Arc<Procedures>) -> MethodRouter<AppState> {
                         owner: MaybeOwner,
                         headers: HeaderMap,
                         body: Result<RawBody, Error>| {
-        let procedures = procedures.clone();
         let request = Request {
             path,
             query,
@@ -144,7 +143,9 @@ pub fn route(procedures: Arc<Procedures>) -> MethodRouter<AppState> {
             owner,
             headers,
         };
-        async move { handle(&procedures, state, request, body).await }
+        // The handler's own future, not one wrapping it: axum boxes it,
+        // and a wrapper would double what is moved and dropped per request.
+        handle(procedures.clone(), state, request, body)
     };
     get(handler.clone()).post(handler)
 }
@@ -159,7 +160,7 @@ struct Request {
 }
 
 async fn handle(
-    procedures: &Arc<Procedures>,
+    procedures: Arc<Procedures>,
     State(state): State<AppState>,
     request: Request,
     body: Result<RawBody, Error>,
