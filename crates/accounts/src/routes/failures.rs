@@ -8,9 +8,8 @@ keel_platform::failures! {
         404 => "No such goal of this user",
     }
 
-    /// A new goal refused.
-    pub GoalRefused {
-        400 => "VALIDATION_ERROR: a field is missing or invalid (named in the message)",
+    /// The user holds the most goals of this kind.
+    pub GoalLimit {
         409 => "GOAL_LIMIT_REACHED",
     }
 

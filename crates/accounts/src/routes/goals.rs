@@ -72,7 +72,8 @@ pub struct WeeklyCreated {
     request_body(content((WeeklyBody = "application/x-www-form-urlencoded"), (WeeklyBody = "application/json"))),
     responses(
         (status = 200, body = WeeklyCreated),
-        GoalRefused,
+        Invalid,
+        GoalLimit,
     ))]
 pub async fn create_weekly(
     State(state): State<AppState>,
@@ -219,7 +220,8 @@ pub struct YearlyCreated {
     request_body(content((YearlyBody = "application/x-www-form-urlencoded"), (YearlyBody = "application/json"))),
     responses(
         (status = 200, body = YearlyCreated),
-        GoalRefused,
+        Invalid,
+        GoalLimit,
     ))]
 pub async fn create_yearly(
     State(state): State<AppState>,

@@ -204,12 +204,11 @@ pub struct ClientError {
 impl<S: WireShape> ApiError<S> {
     /// What a client gets to see; an internal failure's cause is logged
     /// here (inside the request's span) and replaced by the shape's 500.
+    /// A `Retry-After` is in `data` as `retry_after` (a client error's is
+    /// there already, see [`Self::retry_after`]).
     pub fn into_client(self) -> ClientError {
-        let internal = self.is_internal();
         let (mut client, retry_after) = self.into_parts();
-        if let Some(secs) = retry_after
-            && internal
-        {
+        if let Some(secs) = retry_after {
             client
                 .data
                 .insert("retry_after".to_owned(), Value::from(secs));

@@ -33,7 +33,7 @@ impl AuthFailures {
             op.responses
                 .responses
                 .entry((*status).to_owned())
-                .or_insert_with(|| error_response(description, true));
+                .or_insert_with(|| described(description));
         }
     }
 }

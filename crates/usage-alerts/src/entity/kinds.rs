@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-/// A threshold's type, stored as its seed name.
+/// A threshold's type, stored as its contract name.
 #[derive(
     Debug,
     Clone,
@@ -36,7 +36,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Its seed name.
+    /// Its contract name.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::DailyCost => "daily_cost",
