@@ -53,8 +53,24 @@ keel_ensure_test_packages() {
   for dir in crates/channel/tests/trpc-client crates/keel/tests/openapi crates/keel/tests/provider-sdks; do
     if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.keel-lock"; then
       echo "installing the npm packages of $dir" >&2
-      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \
+      (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \
         || keel_fail "npm ci failed in $dir"
     fi
   done
+}
+
+# The Python tools the tests drive (schemathesis), from their hashed lock
+# file, in a virtual environment beside it; installed again only when the
+# lock file changed.
+keel_ensure_python_packages() {
+  command -v python3 >/dev/null || keel_fail "python3 is not installed (3.10+ is needed for the API fuzzing tests)"
+  local dir=crates/keel/tests/schemathesis
+  if [ ! -x "$dir/.venv/bin/st" ] || ! cmp -s "$dir/requirements.txt" "$dir/.venv/.keel-lock"; then
+    echo "installing the Python packages of $dir" >&2
+    rm -rf "$dir/.venv"
+    (python3 -m venv "$dir/.venv" \
+      && "$dir/.venv/bin/pip" install --quiet --require-hashes --no-deps -r "$dir/requirements.txt" \
+      && cp "$dir/requirements.txt" "$dir/.venv/.keel-lock") \
+      || keel_fail "could not install the Python packages of $dir"
+  fi
 }

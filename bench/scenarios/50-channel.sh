@@ -41,7 +41,7 @@ bench_node_peer() { # backend "keel's isLive row"
     return 0
   fi
   if [ ! -d bench/node-peer/node_modules ]; then
-    (cd bench/node-peer && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
+    (cd bench/node-peer && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || {
       echo "| $1 | Node tRPC peer: skipped (npm ci failed in bench/node-peer) | - | - | - | - | - | - |"
       return 0
     }

@@ -15,22 +15,33 @@ use axum::routing::get;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use rsa::pkcs8::DecodePrivateKey;
-use rsa::traits::PublicKeyParts;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-const PEMS: [(&str, &str); 3] = [
-    ("k1", include_str!("../keys/rsa1.pem")),
-    ("k2", include_str!("../keys/rsa2.pem")),
-    ("k3", include_str!("../keys/rsa3.pem")),
+/// Each fixture: its key id, private key and public key (PEM).
+const PEMS: [(&str, &str, &str); 3] = [
+    (
+        "k1",
+        include_str!("../keys/rsa1.pem"),
+        include_str!("../keys/rsa1.pub.pem"),
+    ),
+    (
+        "k2",
+        include_str!("../keys/rsa2.pem"),
+        include_str!("../keys/rsa2.pub.pem"),
+    ),
+    (
+        "k3",
+        include_str!("../keys/rsa3.pem"),
+        include_str!("../keys/rsa3.pub.pem"),
+    ),
 ];
 
 struct Key {
     kid: &'static str,
     pem: &'static str,
     jwk: Value,
-    public_pem: String,
+    public_pem: &'static str,
 }
 
 struct Inner {
@@ -50,7 +61,10 @@ pub struct FakeJwks {
 impl FakeJwks {
     /// Serves `/jwks` publishing key `k1`.
     pub async fn start() -> Self {
-        let keys = PEMS.iter().map(|(kid, pem)| load(kid, pem)).collect();
+        let keys = PEMS
+            .iter()
+            .map(|(kid, pem, public)| load(kid, pem, public))
+            .collect();
         let inner = Arc::new(Inner {
             keys,
             published: Mutex::new(vec!["k1"]),
@@ -137,26 +151,16 @@ async fn serve_keys(State(inner): State<Arc<Inner>>) -> impl IntoResponse {
     )
 }
 
-fn load(kid: &'static str, pem: &'static str) -> Key {
-    let private = rsa::RsaPrivateKey::from_pkcs8_pem(pem).expect("fixture key parses");
-    let public = private.to_public_key();
-    let b64 = |b: Vec<u8>| URL_SAFE_NO_PAD.encode(b);
-    let jwk = json!({
-        "kty": "RSA",
-        "kid": kid,
-        "use": "sig",
-        "alg": "RS256",
-        "n": b64(public.n().to_bytes_be()),
-        "e": b64(public.e().to_bytes_be()),
-    });
-    use rsa::pkcs8::EncodePublicKey;
-    let public_pem = public
-        .to_public_key_pem(rsa::pkcs8::LineEnding::LF)
-        .expect("public key PEM");
+fn load(kid: &'static str, pem: &'static str, public_pem: &'static str) -> Key {
+    let private = EncodingKey::from_rsa_pem(pem.as_bytes()).expect("fixture key parses");
+    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&private, Algorithm::RS256)
+        .expect("fixture key's public components");
+    jwk.common.key_id = Some(kid.to_owned());
+    jwk.common.public_key_use = Some(jsonwebtoken::jwk::PublicKeyUse::Signature);
     Key {
         kid,
         pem,
-        jwk,
+        jwk: serde_json::to_value(jwk).expect("JWK as JSON"),
         public_pem,
     }
 }
