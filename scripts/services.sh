@@ -64,7 +64,7 @@ keel_ensure_test_packages() {
 # lock file changed.
 keel_ensure_python_packages() {
   command -v python3 >/dev/null || keel_fail "python3 is not installed (3.10+ is needed for the API fuzzing tests)"
-  local dir=crates/keel/tests/schemathesis
+  local dir=crates/testkit/schemathesis
   if [ ! -x "$dir/.venv/bin/st" ] || ! cmp -s "$dir/requirements.txt" "$dir/.venv/.keel-lock"; then
     echo "installing the Python packages of $dir" >&2
     rm -rf "$dir/.venv"

@@ -13,6 +13,12 @@ keel_platform::body_extractor!(
     Formats::JSON_OR_FORM
 );
 
+keel_platform::query_extractor!(
+    /// The query string read into its type (a failure in the service's shape).
+    pub Params,
+    Error
+);
+
 /// Accepts a string, or a number written as one (codes typed as numbers).
 pub fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     #[derive(Deserialize)]

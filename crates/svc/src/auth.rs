@@ -102,6 +102,12 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
             .await?
             .ok_or_else(bad_app_password);
     }
+    session(parts, state).await
+}
+
+/// The user of the request's cookie session (its nonce checked); an
+/// application password does not count.
+pub async fn session(parts: &Parts, state: &AppState) -> Result<user::Model, Error> {
     let Some(token) = cookie(parts, COOKIE_NAME) else {
         return Err(not_logged_in());
     };

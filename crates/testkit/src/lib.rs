@@ -19,6 +19,7 @@ mod platform;
 pub mod process;
 pub mod proxy;
 pub mod resp;
+pub mod schemathesis;
 pub mod smtp;
 
 use std::future::Future;
@@ -37,6 +38,7 @@ pub use mail::{TestMail, read_mails as mail_files};
 pub use platform::TestPlatform;
 pub use proxy::{Mode, TcpProxy};
 pub use resp::Resp;
+pub use schemathesis::Schemathesis;
 pub use smtp::FakeSmtp;
 
 /// Third-party base URLs pointed at a closed local port, so a test never

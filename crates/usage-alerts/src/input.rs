@@ -12,6 +12,12 @@ use serde_json::{Map, Value};
 
 use crate::error::{self, Error};
 
+keel_platform::query_extractor!(
+    /// The query string read into its type (a failure in the service's shape).
+    pub Params,
+    Error
+);
+
 /// A JSON object body (`Content-Type: application/json`).
 pub struct JsonObject(pub Map<String, Value>);
 
@@ -55,7 +61,7 @@ pub fn typed<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, Error> {
 pub fn is_missing(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
-        Some(Value::String(s)) => s.trim().is_empty(),
+        Some(Value::String(s)) => input::is_blank(s),
         Some(_) => false,
     }
 }

@@ -78,15 +78,14 @@ impl Password {
     }
 }
 
-/// A goal title: trimmed, 1–200 characters.
+/// A goal title: at most 200 characters as sent, not blank, kept trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Title(String);
 
 impl Title {
     pub fn parse(raw: &str) -> Result<Self, Error> {
-        let t = raw.trim();
-        if (1..=200).contains(&t.chars().count()) {
-            Ok(Self(t.to_owned()))
+        if raw.chars().count() <= 200 && !keel_platform::http::input::is_blank(raw) {
+            Ok(Self(raw.trim().to_owned()))
         } else {
             Err(error::validation("title", "must be 1 to 200 characters"))
         }
@@ -101,7 +100,7 @@ impl Title {
 /// midnight UTC of that day.
 pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Error> {
     let invalid = || error::validation("completeBy", "must be a real date written MM/DD/YYYY");
-    let parts: Vec<&str> = raw.trim().split('/').collect();
+    let parts: Vec<&str> = raw.split('/').collect();
     let [m, d, y] = parts.as_slice() else {
         return Err(invalid());
     };

@@ -1,6 +1,6 @@
 //! `/account/*`: the seed's account self-service endpoints.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use keel_platform::http::Json;
@@ -12,7 +12,7 @@ use crate::domain::fields::{Email, Password, Username};
 use crate::domain::{email, profile, sessions, two_factor};
 use crate::error::{self, Error, ErrorBody};
 use crate::id::parse_id;
-use crate::input::{Input, lenient_string, required};
+use crate::input::{Input, Params, lenient_string, required};
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeError, CodeMessage};
@@ -76,6 +76,8 @@ pub async fn start_two_factor(
 pub struct CodeBody {
     /// The code from the authenticator app.
     #[serde(default, deserialize_with = "lenient_string")]
+    #[schema(value_type = String, required = true, min_length = 1)]
+    #[param(value_type = String, required = true, min_length = 1)]
     code: Option<String>,
 }
 
@@ -111,10 +113,8 @@ pub async fn confirm_two_factor(
 pub async fn disable_two_factor(
     State(state): State<AppState>,
     me: Authed,
-    query: Result<Query<CodeBody>, axum::extract::rejection::QueryRejection>,
+    Params(q): Params<CodeBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let Query(q) =
-        query.map_err(|e| error::validation("code", &format!("is invalid: {}", e.body_text())))?;
     let code = required(q.code, "code")?;
     two_factor::disable(&state, &me.user, &code).await?;
     Ok(done(
@@ -142,7 +142,8 @@ pub async fn backup_codes(
 
 #[derive(Deserialize, ToSchema)]
 pub struct EmailBody {
-    /// The new address.
+    /// The new address: valid, at most 254 characters.
+    #[schema(value_type = String, required = true, format = Email, max_length = 254)]
     email: Option<String>,
 }
 
@@ -209,7 +210,10 @@ pub async fn confirm_email_change(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordBody {
+    #[schema(value_type = String, required = true, min_length = 1)]
     old_password: Option<String>,
+    /// 8 to 128 characters, not one of the commonly used passwords.
+    #[schema(value_type = String, required = true, min_length = 8, max_length = 128)]
     new_password: Option<String>,
 }
 
@@ -233,6 +237,8 @@ pub async fn change_password(
 
 #[derive(Deserialize, ToSchema)]
 pub struct UsernameBody {
+    /// 3 to 30 characters of `a-z A-Z 0-9 _ . -`, not taken (in any case).
+    #[schema(value_type = String, required = true, pattern = r"^[A-Za-z0-9_.-]{3,30}$")]
     username: Option<String>,
 }
 
@@ -277,7 +283,7 @@ pub async fn list_sessions(
 
 /// Revoke one session (the current one included, if named).
 #[utoipa::path(delete, path = "/account/sessions/{session_id}", tag = "account", security(("bearer" = [])),
-    params(("session_id" = String, Path, description = "A session's `_id`")),
+    params(("session_id" = String, Path, description = "A session's `_id`", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, description = "SESSION_REVOKED", body = CodeError),
         (status = 400, description = "INVALID_ID", body = ErrorBody),

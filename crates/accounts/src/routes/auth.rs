@@ -16,8 +16,14 @@ use crate::views::{self, CodeMessage};
 
 #[derive(Deserialize, ToSchema)]
 pub struct RegisterBody {
+    /// 3 to 30 characters of `a-z A-Z 0-9 _ . -`, not taken (in any case).
+    #[schema(value_type = String, required = true, pattern = r"^[A-Za-z0-9_.-]{3,30}$")]
     username: Option<String>,
+    /// A valid address of at most 254 characters, not taken.
+    #[schema(value_type = String, required = true, format = Email, max_length = 254)]
     email: Option<String>,
+    /// 8 to 128 characters, not one of the commonly used passwords.
+    #[schema(value_type = String, required = true, min_length = 8, max_length = 128)]
     password: Option<String>,
 }
 
@@ -64,7 +70,9 @@ pub async fn register(
 #[derive(Deserialize, ToSchema)]
 pub struct LoginBody {
     /// Username or email.
+    #[schema(value_type = String, required = true, min_length = 1)]
     login: Option<String>,
+    #[schema(value_type = String, required = true, min_length = 1)]
     password: Option<String>,
     /// When two-factor is on: a code from the authenticator app, or an unused backup code.
     #[serde(default, deserialize_with = "lenient_string")]
@@ -95,6 +103,7 @@ pub async fn login(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RefreshBody {
+    #[schema(value_type = String, required = true, min_length = 1)]
     refresh_token: Option<String>,
 }
 

@@ -39,7 +39,7 @@ pub async fn list_weekly(
 
 /// One weekly goal, the object itself.
 #[utoipa::path(get, path = "/goals/weekly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    params(("goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, body = views::WeeklyGoal),
         NoSuchGoal,
@@ -57,6 +57,8 @@ pub async fn get_weekly(
 
 #[derive(Deserialize, ToSchema)]
 pub struct WeeklyBody {
+    /// 1 to 200 characters, not blank (kept trimmed).
+    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
     title: Option<String>,
 }
 
@@ -99,7 +101,7 @@ pub struct Completion {
 
 /// Mark a weekly goal complete (again is fine: nothing changes).
 #[utoipa::path(put, path = "/goals/weekly/{goal_id}/complete", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    params(("goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, description = "COMPLETED", body = Completion),
         NoSuchGoal,
@@ -119,7 +121,7 @@ pub async fn complete_weekly(
 
 /// Mark a weekly goal not complete.
 #[utoipa::path(put, path = "/goals/weekly/{goal_id}/not-complete", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    params(("goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, description = "NOT_COMPLETED", body = Completion),
         NoSuchGoal,
@@ -145,7 +147,7 @@ pub struct NumberCodeMessage {
 
 /// Delete a weekly goal.
 #[utoipa::path(delete, path = "/goals/weekly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "weeklyGoalId")),
+    params(("goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, body = NumberCodeMessage),
         NoSuchGoal,
@@ -185,7 +187,7 @@ pub async fn list_yearly(
 
 /// One yearly goal, the object itself.
 #[utoipa::path(get, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "yearlyGoalId")),
+    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, body = views::YearlyGoal),
         NoSuchGoal,
@@ -204,10 +206,32 @@ pub async fn get_yearly(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct YearlyBody {
+    /// 1 to 200 characters, not blank (kept trimmed).
+    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
     title: Option<String>,
-    /// `MM/DD/YYYY`
+    /// A real calendar date written `MM/DD/YYYY` (one-digit month and day
+    /// allowed); the pattern spells out which dates exist.
+    #[schema(schema_with = complete_by_schema, required = true)]
     complete_by: Option<String>,
 }
+
+fn complete_by_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(COMPLETE_BY))
+        .build()
+}
+
+/// The dates `parse_complete_by` accepts: months of 31 and 30 days, February
+/// to the 28th, and the 29th in leap years (every fourth year, centuries
+/// only when divisible by 400).
+const COMPLETE_BY: &str = concat!(
+    r"^(?:(?:0?[13578]|1[02])/(?:0?[1-9]|[12][0-9]|3[01])/[0-9]{4}",
+    r"|(?:0?[469]|11)/(?:0?[1-9]|[12][0-9]|30)/[0-9]{4}",
+    r"|0?2/(?:0?[1-9]|1[0-9]|2[0-8])/[0-9]{4}",
+    r"|0?2/29/(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00))$"
+);
 
 #[derive(Serialize, ToSchema)]
 pub struct YearlyCreated {
@@ -239,7 +263,7 @@ pub async fn create_yearly(
 
 /// Delete a yearly goal.
 #[utoipa::path(delete, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "yearlyGoalId")),
+    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, description = "REMOVED", body = CodeMessage),
         NoSuchGoal,

@@ -48,6 +48,44 @@ impl From<PlatformError> for InputError {
     }
 }
 
+/// A value with nothing in it: empty, or only whitespace. Whitespace is
+/// Unicode's (`char::is_whitespace`) plus the ASCII separators U+001C to
+/// U+001F, which Python's `\s` also counts, so that a document's pattern
+/// [`NOT_BLANK`] means the same to the tools that read it as to keel.
+pub fn is_blank(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// The pattern an OpenAPI document gives a string that must not be blank
+/// (see [`is_blank`]): it holds a character that is not whitespace.
+pub const NOT_BLANK: &str = r"\S";
+
+/// A whole number as JSON Schema counts one: `12` or `12.0` (serde's
+/// integer types refuse the second). For `#[serde(deserialize_with)]` on
+/// an optional integer field; anything else, or a number beyond `T`, is
+/// refused.
+pub fn whole<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    use serde::Deserialize as _;
+    use serde::de::Error as _;
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    n.as_u64()
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && (0.0..9.0e15).contains(f))
+                .map(|f| f as u64)
+        })
+        .and_then(|w| T::try_from(w).ok())
+        .map(Some)
+        .ok_or_else(|| D::Error::custom("must be a whole number (not too large)"))
+}
+
 /// Reads the request's body into `T` by its content type (one of
 /// `formats`), naming the failing field.
 pub async fn read<T: DeserializeOwned, St: Send + Sync>(
@@ -219,18 +257,37 @@ async fn multipart(headers: &HeaderMap, bytes: Bytes) -> Result<Value, PlatformE
         |e: multer::Error| PlatformError::BadRequest(format!("The multipart body is invalid: {e}"));
     while let Some(field) = form.next_field().await.map_err(bad)? {
         let name = field.name().unwrap_or_default().to_owned();
+        // A part sent as JSON (how OpenAPI encodes an object or array
+        // property of a multipart body) is its JSON value; any other is text.
+        let json = field
+            .content_type()
+            .is_some_and(|m| is_json(m.essence_str()));
         let text = field.text().await.map_err(bad)?;
-        pairs.push((name, text));
+        let value = if json {
+            serde_json::from_str(&text).map_err(|e| {
+                PlatformError::BadRequest(format!(
+                    "The multipart part {name:?} is not valid JSON: {e}"
+                ))
+            })?
+        } else {
+            Value::String(text)
+        };
+        pairs.push((name, value));
     }
-    Ok(from_pairs(pairs.into_iter()))
+    Ok(from_values(pairs.into_iter()))
 }
 
 /// Form pairs as one JSON object, brackets making structure.
 pub fn from_pairs(pairs: impl Iterator<Item = (String, String)>) -> Value {
+    from_values(pairs.map(|(k, v)| (k, Value::String(v))))
+}
+
+/// Form fields as one JSON object, brackets in their names making structure.
+fn from_values(pairs: impl Iterator<Item = (String, Value)>) -> Value {
     let mut root = Value::Object(Map::new());
     for (key, value) in pairs {
         let path = key_path(&key);
-        insert(&mut root, &path, Value::String(value));
+        insert(&mut root, &path, value);
     }
     root
 }
@@ -300,11 +357,50 @@ macro_rules! bytes_extractor {
     };
 }
 
-/// A service's two body extractors: `Body<T>`, read from `$formats` into
-/// its type, and `RawBody`, the bytes as sent; failures rendered as `$error`.
+/// A query string extractor whose failures (a value of the wrong type, a
+/// repeated parameter) are rendered as `$error`, in the service's shape.
+#[macro_export]
+macro_rules! query_extractor {
+    ($(#[$meta:meta])* $vis:vis $name:ident, $error:ty) => {
+        $(#[$meta])*
+        $vis struct $name<T>(pub T);
+
+        impl<St, T> ::axum::extract::FromRequestParts<St> for $name<T>
+        where
+            St: Send + Sync,
+            T: ::serde::de::DeserializeOwned,
+        {
+            type Rejection = $error;
+
+            async fn from_request_parts(
+                parts: &mut ::axum::http::request::Parts,
+                state: &St,
+            ) -> Result<Self, $error> {
+                <::axum::extract::Query<T> as ::axum::extract::FromRequestParts<St>>::from_request_parts(parts, state)
+                    .await
+                    .map(|q| Self(q.0))
+                    .map_err(|r| {
+                        <$error>::from($crate::http::PlatformError::from_rejection(
+                            r.status(),
+                            r.body_text(),
+                        ))
+                    })
+            }
+        }
+    };
+}
+
+/// A service's extractors: `Body<T>`, read from `$formats` into its type,
+/// `RawBody`, the bytes as sent, and `Params<T>`, the query string; failures
+/// rendered as `$error`.
 #[macro_export]
 macro_rules! body_extractors {
     ($error:ty, $formats:expr) => {
+        $crate::query_extractor!(
+            /// The query string read into its type.
+            pub Params,
+            $error
+        );
         $crate::body_extractor!(
             /// A body read into its type.
             pub Body,
@@ -375,6 +471,16 @@ mod tests {
         let body = "--XyZ\r\nContent-Disposition: form-data; name=\"fields[name]\"\r\n\r\nAda\r\n--XyZ\r\nContent-Disposition: form-data; name=\"push_token\"\r\n\r\nT\r\n--XyZ--\r\n";
         let v = parse(&h, Bytes::from(body), Formats::ANY).await;
         assert_eq!(v, Ok(json!({"fields": {"name": "Ada"}, "push_token": "T"})));
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"target\"\r\nContent-Type: application/json\r\n\r\n{\"locale\": \"en\"}\r\n--XyZ--\r\n";
+        let v = parse(&h, Bytes::from(body), Formats::ANY).await;
+        assert_eq!(
+            v,
+            Ok(json!({"target": {"locale": "en"}})),
+            "a JSON part is its value"
+        );
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"data\"\r\nContent-Type: application/json\r\n\r\n{oops\r\n--XyZ--\r\n";
+        let v = parse(&h, Bytes::from(body), Formats::ANY).await;
+        assert!(matches!(v, Err(PlatformError::BadRequest(m)) if m.contains("\"data\"")));
         let v = parse(&HeaderMap::new(), Bytes::new(), Formats::JSON).await;
         assert_eq!(v, Ok(json!({})));
     }

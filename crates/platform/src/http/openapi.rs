@@ -284,3 +284,23 @@ fn finish_operation(op: &mut Operation, error_schema: bool) {
         op.security = Some(Vec::new());
     }
 }
+
+/// A whole number of at least 0, of any size: a query parameter keel reads
+/// as digits and caps (no `format`, since no size is refused).
+pub fn whole_number() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .build()
+}
+
+/// A whole number from 0 to `max`; anything else is refused.
+pub fn whole_number_to(max: u64) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .maximum(Some(max))
+        .build()
+}

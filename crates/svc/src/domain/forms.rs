@@ -13,10 +13,13 @@ use crate::error::Error;
 /// a colon and a numeric form index or a 36-character UUID.
 pub fn valid_form_id(id: &str) -> bool {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"^\d+(?::(?:\d+|[a-f0-9-]{36}))?$").ok())
+    RE.get_or_init(|| Regex::new(FORM_ID_PATTERN).ok())
         .as_ref()
-        .is_some_and(|re| id.len() <= 100 && re.is_match(id))
+        .is_some_and(|re| id.chars().count() <= 100 && re.is_match(id))
 }
+
+/// The pattern of [`valid_form_id`].
+pub const FORM_ID_PATTERN: &str = r"^\d+(?::(?:\d+|[a-f0-9-]{36}))?$";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -43,6 +46,8 @@ impl FieldType {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldDef {
+    /// 1 to 64 of `a-z A-Z 0-9 _ - .`, unique within the form.
+    #[schema(pattern = r"^[A-Za-z0-9_.-]{1,64}$")]
     pub id: String,
     pub label: String,
     #[serde(rename = "type")]
@@ -53,6 +58,7 @@ pub struct FieldDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 1_000_000)]
     pub max_length: Option<u32>,
 }
 
@@ -60,8 +66,15 @@ pub struct FieldDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormDef {
+    /// A numeric id, optionally `:` and a numeric index or a UUID.
+    #[schema(pattern = r"^\d+(?::(?:\d+|[a-f0-9-]{36}))?$", max_length = 100)]
     pub id: String,
+    /// 1 to 200 characters, not blank.
+    #[schema(max_length = 200, pattern = r"\S")]
     pub title: String,
+    /// At most 200, their ids unique; `choices` (at least one) exactly on
+    /// select, radio and checkbox fields.
+    #[schema(max_items = 200)]
     pub fields: Vec<FieldDef>,
 }
 
@@ -79,7 +92,7 @@ impl FormDef {
                 self.id
             )));
         }
-        if self.title.trim().is_empty() || self.title.chars().count() > 200 {
+        if keel_platform::http::input::is_blank(&self.title) || self.title.chars().count() > 200 {
             return Err(bad_definition(
                 "title must be 1 to 200 characters".to_owned(),
             ));
@@ -110,9 +123,9 @@ impl FormDef {
                 }
                 (None, false) => {}
             }
-            if f.max_length == Some(0) {
+            if f.max_length.is_some_and(|m| !(1..=1_000_000).contains(&m)) {
                 return Err(bad_definition(format!(
-                    "field {:?}: max_length must be positive",
+                    "field {:?}: max_length must be 1 to 1000000",
                     f.id
                 )));
             }
@@ -127,10 +140,12 @@ pub type Values = Map<String, Value>;
 /// Checks `fields` against the form: 400 `missing_fields`, `invalid_fields`
 /// (ids in `data.fields`) or `invalid_email`.
 pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, Error> {
-    let Some(Value::Object(given)) = fields else {
+    let Some(Value::Object(given)) =
+        fields.filter(|f| f.as_object().is_some_and(|o| !o.is_empty()))
+    else {
         return Err(Error::bad_request(
             "missing_fields",
-            "fields must be an object mapping field ids to values",
+            "fields must be an object mapping field ids to values (at least one)",
         ));
     };
     let mut invalid: Vec<String> = given

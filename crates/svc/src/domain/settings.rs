@@ -85,16 +85,58 @@ impl From<&Settings> for SettingsView {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
+    /// Origins (`scheme://host[:port]`, no path) whose browsers may call the
+    /// form API.
+    #[schema(schema_with = origins_schema)]
     pub allowed_origins: Option<Vec<String>>,
+    /// Form ids the form API serves.
+    #[schema(schema_with = form_ids_schema)]
     pub forms_allowlist: Option<Vec<String>>,
     pub push_enabled: Option<bool>,
-    /// Empty string clears it.
+    /// The Firebase project number (digits); empty string clears it.
+    #[schema(pattern = "^[0-9]*$")]
     pub appcheck_project_number: Option<String>,
     pub appcheck_app_ids: Option<Vec<String>>,
     /// Replaces the accepted debug tokens (stored hashed).
     pub appcheck_debug_tokens: Option<Vec<String>>,
+    /// Submissions a minute from one verified app: 1 to 100,000,000.
+    #[serde(default, deserialize_with = "keel_platform::http::input::whole")]
+    #[schema(minimum = 1, maximum = 100_000_000)]
     pub submission_rate_limit: Option<u32>,
+    /// 256 to 8,388,608.
+    #[serde(default, deserialize_with = "keel_platform::http::input::whole")]
+    #[schema(minimum = 256, maximum = 8_388_608)]
     pub payload_limit_bytes: Option<u64>,
+}
+
+/// What [`valid_origin`] accepts, as a pattern: http(s), a host name whose
+/// last label starts with a letter (a numeric one would be read as an
+/// IPv4 address), an optional port from 1 to 65535.
+const ORIGIN_PATTERN: &str = concat!(
+    r"^https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*",
+    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?",
+    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"
+);
+
+fn origins_schema() -> utoipa::openapi::schema::Array {
+    list_of(ORIGIN_PATTERN)
+}
+
+fn form_ids_schema() -> utoipa::openapi::schema::Array {
+    list_of(crate::domain::forms::FORM_ID_PATTERN)
+}
+
+/// A list of strings matching `pattern`, or `null`.
+fn list_of(pattern: &str) -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(pattern)),
+        )
+        .build()
 }
 
 fn invalid(key: &str, problem: &str) -> Error {
@@ -172,7 +214,6 @@ impl SettingsPatch {
             rows.push(("push_enabled", Value::from(on)));
         }
         if let Some(number) = self.appcheck_project_number {
-            let number = number.trim().to_owned();
             if !number.is_empty() && !number.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(invalid(
                     "appcheck_project_number",

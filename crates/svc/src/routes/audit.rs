@@ -39,7 +39,7 @@ pub struct AuditPage {
 /// The audit log, newest first.
 #[utoipa::path(get, path = "/admin/audit", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(Paging),
-    responses((status = 200, body = AuditPage), NotAdmin))]
+    responses((status = 200, body = AuditPage), BadPage, NotAdmin))]
 pub async fn audit_log(
     State(state): State<AppState>,
     _admin: Admin,

@@ -25,6 +25,11 @@ keel_platform::failures! {
         404 => "rest_no_route: the push module is off",
     }
 
+    /// `page` or `per_page` out of range.
+    pub BadPage {
+        400 => "rest_invalid_param: page must be 1 to 1000000 and per_page 1 to 100",
+    }
+
     /// No such form.
     pub NoSuchForm {
         404 => "form_not_found",

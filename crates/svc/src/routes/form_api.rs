@@ -114,12 +114,21 @@ pub struct Submitted {
 /// type counts as absent.
 #[derive(Default, serde::Deserialize, ToSchema)]
 pub struct SubmitBody {
-    /// Field id → scalar value.
-    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>, required = true)]
+    /// Field id → scalar value; at least one.
+    #[schema(schema_with = fields_schema, required = true)]
     fields: Option<Value>,
     /// Legacy alternative to the X-Vendor-AppCheck header.
     #[schema(value_type = Option<String>)]
     app_check_token: Option<Value>,
+}
+
+fn fields_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+        .min_properties(Some(1))
+        .build()
 }
 
 /// Submit values to an allow-listed form.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::Done;
-use crate::auth::{COOKIE_NAME, authenticate, cookie};
+use crate::auth::{COOKIE_NAME, cookie, session};
 use crate::domain::admin;
 use crate::error::{Error, ErrorBody};
 use crate::input::Body;
@@ -41,6 +41,7 @@ pub struct UserView {
     request_body = LoginBody,
     responses(
         (status = 200, body = LoggedIn),
+        (status = 400, description = "rest_invalid_json: a field is missing or not a string", body = ErrorBody),
         (status = 401, description = "rest_invalid_credentials", body = ErrorBody),
     ))]
 pub async fn login(
@@ -107,7 +108,8 @@ fn view(u: &crate::entity::user::Model) -> UserView {
     }
 }
 
-/// End the cookie session (needs the nonce).
+/// End the cookie session (needs the nonce; an application password is
+/// no session, and is refused here).
 #[utoipa::path(post, path = "/admin/logout", tag = "admin", security(("session_cookie" = [], "nonce" = [])),
     responses(
         (status = 200, body = Done),
@@ -119,7 +121,7 @@ pub async fn logout(
     req: axum::extract::Request,
 ) -> Result<Response, Error> {
     let (parts, _) = req.into_parts();
-    authenticate(&parts, &state).await?;
+    session(&parts, &state).await?;
     if let Some(token) = cookie(&parts, COOKIE_NAME) {
         admin::close_session(&state.db, token).await?;
     }

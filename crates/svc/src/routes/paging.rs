@@ -14,20 +14,42 @@ use crate::error::Error;
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Paging {
-    /// From 1 (default 1).
+    /// 1 to 1,000,000 (default 1).
+    #[param(schema_with = page_schema)]
     page: Option<u64>,
     /// 1 to 100 (default 20).
+    #[param(schema_with = per_page_schema)]
     per_page: Option<u64>,
+}
+
+/// The last page anyone may ask for (a bound on the offset that reaches SQL).
+const MAX_PAGE: u64 = 1_000_000;
+
+fn page_schema() -> utoipa::openapi::schema::Object {
+    bounded(MAX_PAGE)
+}
+
+fn per_page_schema() -> utoipa::openapi::schema::Object {
+    bounded(100)
+}
+
+fn bounded(max: u64) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(1))
+        .maximum(Some(max))
+        .build()
 }
 
 impl Paging {
     pub fn get(&self) -> Result<(u64, u64), Error> {
         let page = self.page.unwrap_or(1);
         let per_page = self.per_page.unwrap_or(20);
-        if page == 0 || !(1..=100).contains(&per_page) {
+        if !(1..=MAX_PAGE).contains(&page) || !(1..=100).contains(&per_page) {
             return Err(Error::bad_request(
                 "rest_invalid_param",
-                "page must be at least 1 and per_page 1 to 100",
+                "page must be 1 to 1000000 and per_page 1 to 100",
             ));
         }
         Ok((page, per_page))

@@ -2,7 +2,7 @@
 //! The push token itself is the credential of the last two.
 
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use keel_platform::http::Json;
 use keel_platform::http::input::{self, Formats};
@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::domain::push::devices;
 use crate::domain::push::registration::{Registration, missing};
 use crate::error::{Error, ErrorBody};
-use crate::input::{Fields, RawBody};
+use crate::input::{Fields, Params, RawBody};
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -27,10 +27,8 @@ pub struct Registered {
 
 /// Register a device, or update (and reactivate) a known one.
 #[utoipa::path(post, path = "/register", tag = "push", security(("app_check" = [])),
-    request_body(description = "JSON, a urlencoded form or multipart form fields", content(
+    request_body(description = "JSON. A urlencoded form or multipart form fields are read too, though a form cannot say `null` (an empty field is absent)", content(
         (Registration = "application/json"),
-        (Registration = "application/x-www-form-urlencoded"),
-        (Registration = "multipart/form-data"),
     )),
     responses(
         (status = 200, body = Registered),
@@ -63,10 +61,13 @@ pub async fn register(
     }))
 }
 
-#[derive(Deserialize, IntoParams, ToSchema)]
+#[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TokenParam {
-    /// The device's push token (query string or JSON body).
+    /// The device's push token. It may come instead in the body (JSON, a
+    /// urlencoded form or multipart form fields) as `push_token`; one of
+    /// the two is required.
+    #[param(value_type = String, required = true, min_length = 1)]
     push_token: Option<String>,
 }
 
@@ -101,18 +102,14 @@ pub struct Unregistered {
 /// Mark a device inactive; the push token is the credential.
 #[utoipa::path(delete, path = "/register", tag = "push",
     params(TokenParam),
-    request_body(description = "Or the token in the body (JSON or form)", content(
-        (TokenParam = "application/json"),
-        (TokenParam = "application/x-www-form-urlencoded"),
-    )),
     responses(
         (status = 200, body = Unregistered),
-        (status = 400, body = ErrorBody),
+        (status = 400, description = "rest_missing_callback_param: no push token", body = ErrorBody),
         (status = 404, description = "svc_push_device_not_found (or the module is off)", body = ErrorBody),
     ))]
 pub async fn unregister(
     State(state): State<AppState>,
-    Query(q): Query<TokenParam>,
+    Params(q): Params<TokenParam>,
     headers: HeaderMap,
     RawBody(body): RawBody,
 ) -> Result<Json<Unregistered>, Error> {
@@ -140,12 +137,12 @@ pub struct RegistrationStatus {
     params(TokenParam),
     responses(
         (status = 200, body = RegistrationStatus),
-        (status = 400, body = ErrorBody),
+        (status = 400, description = "rest_missing_callback_param: no push token", body = ErrorBody),
         PushOff,
     ))]
 pub async fn registration_status(
     State(state): State<AppState>,
-    Query(q): Query<TokenParam>,
+    Params(q): Params<TokenParam>,
     headers: HeaderMap,
     RawBody(body): RawBody,
 ) -> Result<Json<RegistrationStatus>, Error> {

@@ -61,10 +61,8 @@ pub struct SendAccepted {
 
 /// Send or schedule a notification.
 #[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    request_body(description = "JSON, or a form with bracketed keys (target[push_tokens][]=...)", content(
+    request_body(description = "JSON. Form fields are read too (urlencoded with bracketed keys, `target[push_tokens][]=...`, or multipart with `data` and `target` as JSON parts), though a form cannot say `null`", content(
         (SendRequest = "application/json"),
-        (SendRequest = "application/x-www-form-urlencoded"),
-        (SendRequest = "multipart/form-data"),
     )),
     responses(
         (status = 202, body = SendAccepted),

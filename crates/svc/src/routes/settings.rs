@@ -1,12 +1,15 @@
 //! GET and PATCH /admin/settings.
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use keel_platform::http::Json;
+use keel_platform::http::input::{self, Formats};
+use serde_json::Value;
 
 use crate::auth::Admin;
 use crate::domain::settings::{SettingsPatch, SettingsView};
 use crate::error::{Error, ErrorBody};
-use crate::input::Body;
+use crate::input::RawBody;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -22,7 +25,7 @@ pub async fn get_settings(
 
 /// Change settings (only the given ones); effective at once.
 #[utoipa::path(patch, path = "/admin/settings", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    request_body = SettingsPatch,
+    request_body(content = Option<SettingsPatch>, description = "The settings to change; `null` or no body: nothing changes"),
     responses(
         (status = 200, body = SettingsView),
         (status = 400, description = "rest_invalid_param", body = ErrorBody),
@@ -31,7 +34,12 @@ pub async fn get_settings(
 pub async fn patch_settings(
     State(state): State<AppState>,
     _admin: Admin,
-    Body(patch): Body<SettingsPatch>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
 ) -> Result<Json<SettingsView>, Error> {
+    let patch = match input::parse(&headers, body, Formats::JSON).await? {
+        Value::Null => SettingsPatch::default(),
+        value => input::from_value(value)?,
+    };
     Ok(Json(state.settings.update(patch).await?.as_ref().into()))
 }

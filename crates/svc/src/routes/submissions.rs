@@ -13,7 +13,7 @@ use super::download;
 use super::paging::{Paging, paged, paging_query};
 use crate::auth::Admin;
 use crate::domain::{csv_out, site};
-use crate::error::{Error, ErrorBody};
+use crate::error::Error;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -41,7 +41,7 @@ pub struct SubmissionPage {
 /// A form's submissions, newest first (`X-WP-Total`, `X-WP-TotalPages`).
 #[utoipa::path(get, path = "/admin/forms/{form_id}/submissions", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
     params(("form_id" = String, Path), Paging),
-    responses((status = 200, body = SubmissionPage), (status = 400, body = ErrorBody), NotAdmin, NoSuchForm))]
+    responses((status = 200, body = SubmissionPage), BadPage, NotAdmin, NoSuchForm))]
 pub async fn list_submissions(
     State(state): State<AppState>,
     _admin: Admin,

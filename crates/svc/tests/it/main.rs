@@ -13,4 +13,5 @@ mod push_register;
 mod push_sdk;
 mod push_send;
 mod push_transfer;
+mod schemathesis;
 mod submit;

@@ -15,8 +15,8 @@ use crate::entity::device;
 /// The body of POST /register.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct Registration {
-    /// The APNs device token (hex).
-    #[schema(value_type = String)]
+    /// The APNs device token: 64 to 200 hexadecimal characters.
+    #[schema(value_type = String, pattern = "^([0-9a-fA-F]{2}){32,100}$")]
     pub device_token: DeviceToken,
     pub platform: Platform,
     /// Use the APNs sandbox (development builds).
@@ -32,7 +32,7 @@ impl Registration {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Unregistration {
-    #[schema(value_type = String)]
+    #[schema(value_type = String, min_length = 1, max_length = 400, pattern = r"\S")]
     pub device_token: super::values::Text<400>,
 }
 

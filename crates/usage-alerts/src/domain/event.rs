@@ -20,24 +20,24 @@ use crate::error::Error;
 #[serde(rename_all = "camelCase")]
 pub struct UsageEvent {
     /// Identifier of the usage session.
-    #[schema(value_type = String)]
+    #[schema(value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
     pub session_id: Text<255>,
     /// ISO 8601.
     #[schema(value_type = String, format = DateTime)]
     pub timestamp: IsoTimestamp,
-    #[schema(value_type = String)]
+    #[schema(value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
     pub model: Text<255>,
-    #[schema(value_type = u64)]
+    #[schema(value_type = u64, maximum = 1_000_000_000)]
     pub input_tokens: Count,
-    #[schema(value_type = u64)]
+    #[schema(value_type = u64, maximum = 1_000_000_000)]
     pub output_tokens: Count,
-    #[schema(value_type = u64)]
+    #[schema(value_type = u64, maximum = 1_000_000_000)]
     pub cache_read_tokens: Count,
-    #[schema(value_type = u64)]
+    #[schema(value_type = u64, maximum = 1_000_000_000)]
     pub cache_write_tokens: Count,
     /// Cost of this event in USD.
     #[serde(rename = "costUSD")]
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0, maximum = 1_000_000)]
     pub cost_usd: Amount,
 }
 
@@ -147,6 +147,9 @@ impl<'a> From<&'a event::Model> for StoredEvent<'a> {
 
 /// `GET /history` takes at most this many events at once.
 pub const MAX_LIMIT: u64 = 500;
+
+/// `GET /history` starts at most this far in (a bound on what reaches SQL).
+pub const MAX_OFFSET: u64 = 1_000_000_000;
 
 /// Pages further in than this are read through the pool: skipping that
 /// many index entries is no longer a short read.

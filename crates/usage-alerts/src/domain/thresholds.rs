@@ -21,13 +21,13 @@ pub use crate::entity::kinds::Kind;
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdConfig {
     /// Unique threshold identifier.
-    #[schema(value_type = String)]
+    #[schema(value_type = String, min_length = 1, max_length = 100, pattern = r"\S")]
     pub id: Text<100>,
     #[serde(rename = "type")]
     pub kind: Kind,
     /// Kept as sent (`100000` stays `100000`, not `100000.0`).
     #[serde(deserialize_with = "non_negative")]
-    #[schema(value_type = f64)]
+    #[schema(value_type = f64, minimum = 0)]
     pub value: serde_json::Number,
     #[serde(deserialize_with = "flag")]
     pub is_enabled: bool,
@@ -53,6 +53,7 @@ impl ThresholdConfig {
 /// The body of POST /preferences.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct Preferences {
+    #[schema(max_items = 100)]
     pub thresholds: Vec<ThresholdConfig>,
 }
 

@@ -43,12 +43,15 @@ impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
     }
 }
 
-/// A whole number ≥ 0 (`12` or `12.0`).
+/// A whole number from 0 to [`Count::MAX`] (`12` or `12.0`): a token count
+/// of one event. The bound keeps a day's sums far inside 64 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Count(i64);
 
 impl Count {
+    pub const MAX: i64 = 1_000_000_000;
+
     pub fn get(self) -> i64 {
         self.0
     }
@@ -63,18 +66,20 @@ impl<'de> Deserialize<'de> for Count {
                     .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
                     .map(|f| f as i64)
             })
-            .filter(|n| *n >= 0)
+            .filter(|n| (0..=Self::MAX).contains(n))
             .map(Self)
-            .ok_or_else(|| D::Error::custom("must be a non-negative integer"))
+            .ok_or_else(|| D::Error::custom("must be an integer from 0 to 1000000000"))
     }
 }
 
-/// A finite number ≥ 0 (a cost in USD).
+/// A number from 0 to [`Amount::MAX`] (a cost in USD of one event).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct Amount(f64);
 
 impl Amount {
+    pub const MAX: f64 = 1_000_000.0;
+
     pub fn get(self) -> f64 {
         self.0
     }
@@ -84,9 +89,9 @@ impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         value(d)?
             .as_f64()
-            .filter(|f| f.is_finite() && *f >= 0.0)
+            .filter(|f| (0.0..=Self::MAX).contains(f))
             .map(Self)
-            .ok_or_else(|| D::Error::custom("must be a non-negative number"))
+            .ok_or_else(|| D::Error::custom("must be a number from 0 to 1000000"))
     }
 }
 
@@ -178,8 +183,10 @@ mod tests {
         assert_eq!(read::<Count>(json!(3.0)), Ok(Count(3)));
         assert_eq!(
             read::<Count>(json!(-1)).unwrap_err(),
-            "must be a non-negative integer"
+            "must be an integer from 0 to 1000000000"
         );
+        assert!(read::<Count>(json!(1_000_000_001)).is_err());
+        assert!(read::<Amount>(json!(1e300)).is_err());
         assert!(read::<Count>(json!("12")).is_err());
         assert!(read::<Count>(json!(1.5)).is_err());
         assert!(read::<Amount>(json!("free")).is_err());

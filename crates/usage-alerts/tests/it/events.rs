@@ -226,11 +226,70 @@ async fn history_is_newest_first_paginated_and_carries_the_stored_fields() {
 #[tokio::test]
 async fn bad_history_parameters_are_400() {
     let api = Api::start().await;
-    for q in ["limit=abc", "limit=-1", "offset=-5", "offset=1.5"] {
+    for q in [
+        "limit=abc",
+        "limit=-1",
+        "offset=-5",
+        "offset=1.5",
+        "limit=",
+        "limit=1&limit=2",
+    ] {
         let r = api.get(&format!("/history?{q}"), "alice").await;
         assert_eq!(r.status, 400, "{q}");
-        assert!(r.body["error"].is_string());
+        assert!(r.body["error"].is_string(), "{q}: {}", r.text);
     }
+}
+
+#[tokio::test]
+async fn numbers_past_their_bounds_are_400_naming_the_field_never_a_500() {
+    let api = Api::start().await;
+    for q in [
+        "offset=9223372036854775808",
+        "offset=99999999999999999999",
+        "offset=1000000001",
+    ] {
+        let r = api.get(&format!("/history?{q}"), "alice").await;
+        assert_eq!(r.status, 400, "{q}: {}", r.text);
+        assert!(
+            r.body["error"].as_str().unwrap().contains("offset"),
+            "{}",
+            r.text
+        );
+    }
+    let r = api
+        .get(
+            "/history?limit=99999999999999999999999&offset=1000000000",
+            "alice",
+        )
+        .await;
+    assert_eq!(
+        (r.status, &r.body["limit"]),
+        (200, &json!(500)),
+        "a huge limit is capped"
+    );
+    for (field, value) in [
+        ("inputTokens", json!(1_000_000_001_i64)),
+        ("cacheReadTokens", json!(9_223_372_036_854_775_807_i64)),
+        ("costUSD", json!(1.0e300)),
+        ("costUSD", json!(1_000_000.5)),
+    ] {
+        let mut e = crate::helpers::event("s", 1.0);
+        e[field] = value;
+        let r = api.post("/event", "alice", e).await;
+        assert_eq!(r.status, 400, "{field}: {}", r.text);
+        assert!(
+            r.body["error"].as_str().unwrap().contains(field),
+            "{}",
+            r.text
+        );
+    }
+    let mut e = crate::helpers::event("s", 1_000_000.0);
+    e["outputTokens"] = json!(1_000_000_000);
+    assert_eq!(
+        api.post("/event", "alice", e).await.status,
+        200,
+        "the bounds themselves are accepted"
+    );
 }
 
 #[tokio::test]

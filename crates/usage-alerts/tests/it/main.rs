@@ -9,3 +9,4 @@ mod auth;
 mod devices;
 mod events;
 mod preferences;
+mod schemathesis;

@@ -12,32 +12,58 @@ use crate::error::Error;
 
 /// Which active devices a send goes to; every filter given must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Target {
+    /// `ios` or `android`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^(ios|android)$")]
     pub device_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 35)]
     pub locale: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 50)]
     pub app_version: Option<String>,
+    /// At most 10,000 push tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = push_tokens_schema)]
     pub push_tokens: Option<Vec<String>>,
+}
+
+fn push_tokens_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let token = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(super::registration::PUSH_TOKEN_PATTERN));
+    ArrayBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::Array,
+            Type::Null,
+        ]))
+        .items(token)
+        .max_items(Some(10_000))
+        .build()
 }
 
 /// A send, checked by [`SendRequest::parse`]; documents POST /send's body.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct SendRequest {
+    /// 1 to 200 characters, not blank.
+    #[schema(max_length = 200, pattern = r"\S")]
     pub title: String,
+    /// 1 to 2,000 characters, not blank.
+    #[schema(max_length = 2000, pattern = r"\S")]
     pub body: String,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     pub data: Option<Map<String, Value>>,
-    /// Default: every active device.
-    #[schema(required = false)]
+    /// Default (absent, `null` or the string `"all"`): every active device.
+    #[schema(value_type = Option<Target>, required = false)]
     pub target: Target,
-    /// ISO 8601; in the future: scheduled.
-    #[schema(value_type = Option<String>)]
+    /// ISO 8601 with an offset; in the future: scheduled.
+    #[schema(value_type = Option<String>, format = DateTime, max_length = 64)]
     pub send_at: Option<DateTime<Utc>>,
     /// `HH:MM` in each device's own time zone.
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub local_time: Option<NaiveTime>,
 }
 
@@ -50,7 +76,9 @@ fn string(
     match body.get(field) {
         None | Some(Value::Null) if required => Err(missing(field)),
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.trim().is_empty() && required => Err(missing(field)),
+        Some(Value::String(s)) if required && keel_platform::http::input::is_blank(s) => {
+            Err(missing(field))
+        }
         Some(Value::String(s)) if s.chars().count() > max => {
             Err(invalid(field, &format!("must be at most {max} characters")))
         }

@@ -1,0 +1,37 @@
+//! The document says what the server enforces: schemathesis, driven by
+//! `/openapi.json` alone, finds no request the server answers otherwise
+//! than documented, signed in as a real user.
+
+use keel_testkit::Schemathesis;
+
+use crate::helpers::Api;
+
+/// The operations that end the caller's own session: run apart, with a
+/// user of their own, so the main run keeps its session to the end.
+const ENDING_SESSIONS: [&str; 3] = ["logout", "revoke_all_sessions", "revoke_session"];
+
+fn run(api: &Api, token: &str) -> Schemathesis {
+    Schemathesis::new(api.url("/openapi.json"), api.url(""))
+        .header("Authorization", format!("Bearer {token}"))
+}
+
+#[tokio::test]
+async fn schemathesis_finds_nothing_the_document_does_not_say() {
+    let api = Api::start().await;
+    let user = api.register("schemathesis").await;
+    ENDING_SESSIONS
+        .iter()
+        .fold(run(&api, &user.token), |r, op| {
+            r.arg("--exclude-operation-id").arg(*op)
+        })
+        .passes()
+        .await;
+    let leaving = api.register("leaving").await;
+    ENDING_SESSIONS
+        .iter()
+        .fold(run(&api, &leaving.token), |r, op| {
+            r.arg("--include-operation-id").arg(*op)
+        })
+        .passes()
+        .await;
+}

@@ -1,0 +1,45 @@
+//! The document says what the server enforces: schemathesis, driven by
+//! `/openapi.json` alone, finds no request the server answers otherwise
+//! than documented, as an admin (an application password) from an app
+//! with a valid App Check token, the push module on.
+
+use base64::Engine;
+use keel_svc::domain::settings::SettingsPatch;
+use keel_testkit::Schemathesis;
+
+use crate::helpers::Svc;
+
+/// Changes what every other operation depends on (App Check, the forms
+/// allow-list, the push module): run apart, after the rest.
+const SETTINGS: &str = "patch_settings";
+
+#[tokio::test]
+async fn schemathesis_finds_nothing_the_document_does_not_say() {
+    let svc = Svc::start().await;
+    svc.configure(SettingsPatch {
+        push_enabled: Some(true),
+        ..Default::default()
+    })
+    .await;
+    let (_, app_password) = svc.admin("schemathesis").await;
+    let basic =
+        base64::engine::general_purpose::STANDARD.encode(format!("schemathesis:{app_password}"));
+    let run = || {
+        Schemathesis::new(
+            svc.app.root(keel_svc::NAME, "/openapi.json"),
+            svc.app.root(keel_svc::NAME, ""),
+        )
+        .header("Authorization", format!("Basic {basic}"))
+        .header("X-Vendor-AppCheck", svc.token())
+    };
+    run()
+        .arg("--exclude-operation-id")
+        .arg(SETTINGS)
+        .passes()
+        .await;
+    run()
+        .arg("--include-operation-id")
+        .arg(SETTINGS)
+        .passes()
+        .await;
+}
