@@ -3,7 +3,8 @@
 //! service's `/openapi.json`: every check, every phase (examples, coverage,
 //! fuzzing and the stateful phase the document's links allow), a fixed seed,
 //! so a run is repeatable. A test sets up real authentication first and
-//! passes it as headers; the run must end with no failure.
+//! names it by the document's security schemes (so schemathesis also knows
+//! what a request without it is); the run must end with no failure.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,8 @@ pub struct Schemathesis {
     schema: String,
     base_url: String,
     headers: Vec<(String, String)>,
+    /// `(scheme, [(field, value)])` for `[auth.openapi.<scheme>]`.
+    auth: Vec<(String, Vec<(&'static str, String)>)>,
     args: Vec<String>,
 }
 
@@ -27,8 +30,39 @@ impl Schemathesis {
             schema: schema.into(),
             base_url: base_url.into(),
             headers: Vec::new(),
+            auth: Vec::new(),
             args: Vec::new(),
         }
+    }
+
+    /// The credential of the document's API-key scheme `scheme` (a header
+    /// or cookie, as the scheme says).
+    #[must_use]
+    pub fn api_key(self, scheme: &str, value: impl Into<String>) -> Self {
+        self.scheme(scheme, vec![("api_key", value.into())])
+    }
+
+    /// The token of the document's bearer scheme `scheme`.
+    #[must_use]
+    pub fn bearer(self, scheme: &str, token: impl Into<String>) -> Self {
+        self.scheme(scheme, vec![("bearer", token.into())])
+    }
+
+    /// The user and password of the document's HTTP Basic scheme `scheme`.
+    #[must_use]
+    pub fn basic(self, scheme: &str, user: &str, password: &str) -> Self {
+        self.scheme(
+            scheme,
+            vec![
+                ("username", user.to_owned()),
+                ("password", password.to_owned()),
+            ],
+        )
+    }
+
+    fn scheme(mut self, scheme: &str, fields: Vec<(&'static str, String)>) -> Self {
+        self.auth.push((scheme.to_owned(), fields));
+        self
     }
 
     /// A header every request carries (the run's credentials).
@@ -65,9 +99,24 @@ impl Schemathesis {
             "schemathesis is not installed: scripts/test installs it into {}",
             home().join(".venv").display()
         );
+        // The shared settings, then this run's credentials, each value
+        // passed through the environment (no quoting in TOML to get wrong).
+        let mut config = std::fs::read_to_string(home().join("schemathesis.toml"))
+            .expect("read schemathesis.toml");
         let mut cmd = tokio::process::Command::new(&st);
+        for (i, (scheme, fields)) in self.auth.iter().enumerate() {
+            config.push_str(&format!("\n[auth.openapi.{scheme}]\n"));
+            for (j, (field, value)) in fields.iter().enumerate() {
+                let var = format!("KEEL_SCHEMATHESIS_{i}_{j}");
+                config.push_str(&format!("{field} = \"${{{var}}}\"\n"));
+                cmd.env(var, value);
+            }
+        }
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config_file = dir.path().join("schemathesis.toml");
+        std::fs::write(&config_file, config).expect("write the run's configuration");
         cmd.arg("--config-file")
-            .arg(home().join("schemathesis.toml"))
+            .arg(&config_file)
             .arg("--no-color")
             .arg("run")
             .arg(&self.schema)

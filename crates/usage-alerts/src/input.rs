@@ -34,6 +34,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
             .await
             .map_err(|r| Error::from(PlatformError::from_rejection(r.status(), r.body_text())))?;
         match serde_json::from_slice::<Value>(&bytes) {
+            Ok(v @ Value::Object(_)) if input::refuse_nul(&v).is_err() => {
+                Err(error::bad_request(input::NUL_REFUSED))
+            }
             Ok(Value::Object(map)) => Ok(Self(map)),
             Ok(_) => Err(error::bad_request("Request body must be a JSON object")),
             Err(e) => Err(error::bad_request(format!(

@@ -11,8 +11,7 @@ use crate::helpers::Api;
 const ENDING_SESSIONS: [&str; 3] = ["logout", "revoke_all_sessions", "revoke_session"];
 
 fn run(api: &Api, token: &str) -> Schemathesis {
-    Schemathesis::new(api.url("/openapi.json"), api.url(""))
-        .header("Authorization", format!("Bearer {token}"))
+    Schemathesis::new(api.url("/openapi.json"), api.url("")).bearer("bearer", token)
 }
 
 #[tokio::test]

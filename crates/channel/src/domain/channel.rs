@@ -8,16 +8,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::panels::{self, Panel};
-use super::values::{Text, WebUrl, clearable_url};
+use super::values::{Text, WebUrl, clearable_url, clearable_url_schema, web_url_schema};
 use crate::entity::{channel_config, profile};
 
 /// A link to the streamer elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SocialLink {
     /// What to show, e.g. `YouTube`.
-    #[schema(value_type = String)]
+    #[schema(value_type = String, max_length = 40, pattern = r"\S")]
     pub label: Text<1, 40>,
-    #[schema(value_type = String)]
+    #[schema(schema_with = web_url_schema)]
     pub url: WebUrl,
 }
 
@@ -117,11 +117,12 @@ pub async fn info(db: &Db, api_key: Option<&str>, channel_url: &str) -> Result<C
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChannelUpdate {
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 120, pattern = r"\S")]
     pub title: Option<Text<1, 120>>,
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 2000)]
     pub description: Option<Text<0, 2000>>,
     /// At most 10.
+    #[schema(max_items = 10)]
     pub social_links: Option<Vec<SocialLink>>,
 }
 
@@ -158,15 +159,17 @@ pub enum UpdateError {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProfileUpdate {
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 60)]
     pub display_name: Option<Text<0, 60>>,
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 2000)]
     pub bio: Option<Text<0, 2000>>,
+    /// `null` or `""` removes it.
     #[serde(default, deserialize_with = "clearable_url")]
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = clearable_url_schema)]
     pub avatar_url: Option<Option<WebUrl>>,
+    /// `null` removes it.
     #[serde(default, deserialize_with = "clearable_text")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 80, pattern = r"\S")]
     pub location: Option<Option<Text<1, 80>>>,
 }
 

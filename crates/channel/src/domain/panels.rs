@@ -10,7 +10,7 @@ use keel_platform::sea_orm::{
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::values::{Text, WebUrl, clearable_url};
+use super::values::{Text, WebUrl, clearable_url, clearable_url_schema, optional_url_schema};
 use crate::entity::panel;
 
 /// At most this many panels.
@@ -69,14 +69,14 @@ pub async fn list(db: &Db) -> Result<Vec<Panel>, DbErr> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPanel {
-    #[schema(value_type = String)]
+    #[schema(value_type = String, max_length = 80, pattern = r"\S")]
     pub title: Text<1, 80>,
     #[serde(default)]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 5000)]
     pub body: Option<Text<0, 5000>>,
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = optional_url_schema)]
     pub link_url: Option<WebUrl>,
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = optional_url_schema)]
     pub image_url: Option<WebUrl>,
 }
 
@@ -113,17 +113,17 @@ pub async fn create(db: &Db, p: NewPanel) -> Result<Panel, PanelError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PanelUpdate {
     pub id: String,
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 80, pattern = r"\S")]
     pub title: Option<Text<1, 80>>,
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 5000)]
     pub body: Option<Text<0, 5000>>,
-    /// `null` removes the link.
+    /// `null` or `""` removes the link.
     #[serde(default, deserialize_with = "clearable_url")]
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = clearable_url_schema)]
     pub link_url: Option<Option<WebUrl>>,
-    /// `null` removes the image.
+    /// `null` or `""` removes the image.
     #[serde(default, deserialize_with = "clearable_url")]
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = clearable_url_schema)]
     pub image_url: Option<Option<WebUrl>>,
 }
 

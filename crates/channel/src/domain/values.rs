@@ -10,8 +10,6 @@ use serde_json::Value;
 pub enum Invalid {
     #[error("must not be empty")]
     Empty,
-    #[error("must be at least {0} characters")]
-    TooShort(usize),
     #[error("must be at most {0} characters")]
     TooLong(usize),
     #[error("must be an email address")]
@@ -29,25 +27,23 @@ fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     }
 }
 
-/// Text of `MIN` to `MAX` characters (surrounding spaces trimmed).
+/// Text of at most `MAX` characters as sent, kept trimmed; `MIN` 1: not
+/// blank (`MIN` is 0 or 1, so a document can say it: `pattern: \S`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Text<const MIN: usize, const MAX: usize>(String);
 
 impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
+    const MIN_IS_0_OR_1: () = assert!(MIN <= 1, "Text's MIN is 0 or 1");
+
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let t = raw.trim();
-        let n = t.chars().count();
-        if n < MIN {
-            Err(if MIN == 1 {
-                Invalid::Empty
-            } else {
-                Invalid::TooShort(MIN)
-            })
-        } else if n > MAX {
+        let () = Self::MIN_IS_0_OR_1;
+        if MIN == 1 && keel_platform::http::input::is_blank(raw) {
+            Err(Invalid::Empty)
+        } else if raw.chars().count() > MAX {
             Err(Invalid::TooLong(MAX))
         } else {
-            Ok(Self(t.to_owned()))
+            Ok(Self(raw.trim().to_owned()))
         }
     }
 
@@ -123,19 +119,21 @@ impl<'de> Deserialize<'de> for NewPassword {
     }
 }
 
-/// An http(s) URL of at most 500 characters.
+/// An http(s) URL of at most 500 characters, exactly as sent
+/// ([`keel_platform::http::patterns::HTTP_URL`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct WebUrl(String);
 
 impl WebUrl {
+    pub const MAX: usize = 500;
+
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let t = raw.trim();
-        let ok = t.len() <= 500
-            && url::Url::parse(t)
-                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+        let ok = raw.chars().count() <= Self::MAX
+            && keel_platform::http::patterns::is_http_url(raw)
+            && url::Url::parse(raw).is_ok();
         if ok {
-            Ok(Self(t.to_owned()))
+            Ok(Self(raw.to_owned()))
         } else {
             Err(Invalid::NotWebUrl)
         }
@@ -156,16 +154,53 @@ impl<'de> Deserialize<'de> for WebUrl {
     }
 }
 
-/// `null` or absent clears an optional URL; otherwise it must be one.
+/// `null` or `""` clears an optional URL; otherwise it must be one.
 pub fn clearable_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<WebUrl>>, D::Error> {
     match Value::deserialize(d)? {
         Value::Null => Ok(Some(None)),
-        Value::String(s) if s.trim().is_empty() => Ok(Some(None)),
+        Value::String(s) if s.is_empty() => Ok(Some(None)),
         Value::String(s) => WebUrl::parse(&s)
             .map(|u| Some(Some(u)))
             .map_err(D::Error::custom),
         _ => Err(D::Error::custom("must be an http(s) URL or null")),
     }
+}
+
+/// How a document describes a [`WebUrl`] field: `nullable` when `null` is
+/// taken (as absent), `clearable` when `""` is too.
+fn url_schema(nullable: bool, clearable: bool) -> utoipa::openapi::schema::Object {
+    use keel_platform::http::patterns::HTTP_URL;
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let types = if nullable {
+        SchemaType::from_iter([Type::String, Type::Null])
+    } else {
+        SchemaType::new(Type::String)
+    };
+    let pattern = if clearable {
+        format!("^$|{HTTP_URL}")
+    } else {
+        HTTP_URL.to_owned()
+    };
+    ObjectBuilder::new()
+        .schema_type(types)
+        .max_length(Some(WebUrl::MAX))
+        .pattern(Some(pattern))
+        .build()
+}
+
+/// A required URL.
+pub fn web_url_schema() -> utoipa::openapi::schema::Object {
+    url_schema(false, false)
+}
+
+/// An optional URL (`null` is absent).
+pub fn optional_url_schema() -> utoipa::openapi::schema::Object {
+    url_schema(true, false)
+}
+
+/// A URL that `null` or `""` clears.
+pub fn clearable_url_schema() -> utoipa::openapi::schema::Object {
+    url_schema(true, true)
 }
 
 #[cfg(test)]
@@ -180,8 +215,13 @@ mod tests {
     #[test]
     fn values_are_checked_as_they_are_read() {
         assert_eq!(
-            read::<Text<1, 5>>(json!("  ab  ")).map(Text::into_string),
+            read::<Text<1, 5>>(json!(" ab ")).map(Text::into_string),
             Ok("ab".into())
+        );
+        assert_eq!(
+            read::<Text<1, 5>>(json!("  ab  ")).unwrap_err(),
+            "must be at most 5 characters",
+            "the bound is on what is sent"
         );
         assert_eq!(
             read::<Text<1, 5>>(json!("   ")).unwrap_err(),

@@ -71,6 +71,7 @@ const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute"
     request_body = SignIn,
     responses(
         (status = 200, description = "Signed in; Set-Cookie: channel_session", body = Session),
+        (status = 400, description = "PARSE_ERROR: the body is not JSON with `email` and `password` strings", body = ErrorBody),
         (status = 401, description = "UNAUTHORIZED: wrong email or password", body = ErrorBody),
         CrossSite,
         (status = 429, description = "TOO_MANY_REQUESTS", body = ErrorBody),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, any};
 use serde_json::{Map, Value};
 
 use super::{Access, Kind, Procedure, Procedures, wire};
@@ -58,18 +58,7 @@ async fn run(
         Kind::Mutation => Method::POST,
     };
     if *method != wanted {
-        return Err(trpc(
-            "METHOD_NOT_SUPPORTED",
-            format!(
-                "{} is a {}: use {wanted}",
-                p.name,
-                if p.kind == Kind::Query {
-                    "query"
-                } else {
-                    "mutation"
-                }
-            ),
-        ));
+        return Err(wrong_method(Some(p)));
     }
     if p.access == Access::Owner {
         ctx.owner()?;
@@ -88,6 +77,71 @@ async fn run(
     out
 }
 
+/// METHOD_NOT_SUPPORTED, saying which method `p` takes.
+fn wrong_method(p: Option<&Procedure>) -> Error {
+    match p {
+        Some(p) if p.kind == Kind::Query => trpc(
+            "METHOD_NOT_SUPPORTED",
+            format!("{} is a query: use GET", p.name),
+        ),
+        Some(p) => trpc(
+            "METHOD_NOT_SUPPORTED",
+            format!("{} is a mutation: use POST", p.name),
+        ),
+        None => trpc(
+            "METHOD_NOT_SUPPORTED",
+            "This method is not allowed on this path",
+        ),
+    }
+}
+
+/// The methods a request for `names` may use: the one its procedures
+/// take when they are all known and of one kind (a query also answers
+/// HEAD), else GET and POST.
+fn allowed(procedures: &Procedures, names: &[String]) -> &'static [Method] {
+    const QUERY: &[Method] = &[Method::GET, Method::HEAD];
+    const MUTATION: &[Method] = &[Method::POST];
+    const EITHER: &[Method] = &[Method::GET, Method::HEAD, Method::POST];
+    let kinds: Option<Vec<Kind>> = names
+        .iter()
+        .map(|n| procedures.get(n).map(|p| p.kind))
+        .collect();
+    match kinds.as_deref() {
+        Some([first, rest @ ..]) if rest.iter().all(|k| k == first) => match first {
+            Kind::Query => QUERY,
+            Kind::Mutation => MUTATION,
+        },
+        _ => EITHER,
+    }
+}
+
+/// A request by a method its procedures do not take: 405 for each call
+/// (in the JSONL stream when that was asked for), with `Allow` naming the
+/// methods they do.
+fn method_refused(
+    state: &AppState,
+    procedures: &Procedures,
+    names: &[String],
+    (batch, jsonl): (bool, bool),
+    allow: &[Method],
+) -> Response {
+    let outcomes = names
+        .iter()
+        .map(|n| wire::Outcome::of(n, Err(wrong_method(procedures.get(n)))));
+    let no_cookies = Mutex::new(Vec::new());
+    let mut resp = if jsonl && batch {
+        let ready = outcomes.enumerate().map(std::future::ready).collect();
+        wire::jsonl(state, ready, &no_cookies)
+    } else {
+        wire::json(state, batch, outcomes.collect(), &no_cookies)
+    };
+    let list: Vec<&str> = allow.iter().map(Method::as_str).collect();
+    if let Ok(v) = HeaderValue::from_str(&list.join(", ")) {
+        resp.headers_mut().insert(axum::http::header::ALLOW, v);
+    }
+    resp
+}
+
 /// The calls' inputs: one per procedure, by position in a batch.
 fn inputs(
     state: &AppState,
@@ -101,6 +155,8 @@ fn inputs(
         Some(b) => serde_json::from_slice(b)
             .map_err(|e| trpc("PARSE_ERROR", format!("The input is not JSON: {e}")))?,
     };
+    keel_platform::http::input::refuse_nul(&parsed)
+        .map_err(|e| trpc("BAD_REQUEST", e.message()))?;
     if !batch {
         return Ok(vec![state.unwrap(parsed)]);
     }
@@ -127,7 +183,8 @@ fn wants_jsonl(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/jsonl"))
 }
 
-/// `GET|POST /api/trpc/{procedures}`, answering from `procedures`.
+/// `/api/trpc/{procedures}` by any method, answering from `procedures`
+/// (a method they do not take is a 405 with `Allow`).
 pub fn route(procedures: Arc<Procedures>) -> MethodRouter<AppState> {
     let handler = move |state: State<AppState>,
                         Path(path): Path<String>,
@@ -147,7 +204,7 @@ pub fn route(procedures: Arc<Procedures>) -> MethodRouter<AppState> {
         // and a wrapper would double what is moved and dropped per request.
         handle(procedures.clone(), state, request, body)
     };
-    get(handler.clone()).post(handler)
+    any(handler)
 }
 
 /// What a tRPC request asks, besides its body.
@@ -182,6 +239,17 @@ async fn handle(
     } else {
         vec![path.clone()]
     };
+    let jsonl = wants_jsonl(&headers);
+    let allow = allowed(&procedures, &names);
+    if !allow.contains(&method) {
+        return method_refused(&state, &procedures, &names, (batch, jsonl), allow);
+    }
+    // HEAD is a query's GET without its body (hyper drops the body).
+    let method = if method == Method::HEAD {
+        Method::GET
+    } else {
+        method
+    };
     if names.len() > state.cfg.max_batch {
         // As @trpc/server's `maxBatchSize`: the whole request, no path.
         return wire::request_error(
@@ -189,7 +257,6 @@ async fn handle(
             trpc("BAD_REQUEST", "Batch call exceeds maximum size"),
         );
     }
-    let jsonl = wants_jsonl(&headers);
     if jsonl && !batch {
         return wire::request_error(
             &state,

@@ -5,7 +5,7 @@
 use utoipa::ToSchema;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{ObjectBuilder, Schema};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
@@ -51,6 +51,19 @@ fn errors(p: &super::Procedure) -> Vec<(&'static str, &'static str)> {
         out.push(("403", "FORBIDDEN: a change from another site"));
     }
     out
+}
+
+/// Whether an input of `schema` (resolved among `components`) has a field
+/// it cannot do without.
+fn requires_fields(schema: &RefOr<Schema>, components: &Named) -> bool {
+    let resolved = match schema {
+        RefOr::Ref(r) => {
+            let name = r.ref_location.rsplit('/').next().unwrap_or_default();
+            components.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+        }
+        inline => Some(inline),
+    };
+    matches!(resolved, Some(RefOr::T(Schema::Object(o))) if !o.required.is_empty())
 }
 
 /// Adds every procedure to `doc`.
@@ -124,12 +137,28 @@ pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
                 HttpMethod::Get
             }
             (Kind::Mutation, Some(schema)) => {
+                // No body, or `null`, is an empty input: the body is
+                // required, and not null, when that is refused.
+                let required = requires_fields(schema, &p.doc.components);
+                let body: RefOr<Schema> = if required {
+                    schema.clone()
+                } else {
+                    OneOfBuilder::new()
+                        .item(ObjectBuilder::new().schema_type(Type::Null))
+                        .item(schema.clone())
+                        .into()
+                };
                 op = op.request_body(Some(
                     RequestBodyBuilder::new()
                         .content(
                             "application/json",
-                            ContentBuilder::new().schema(Some(schema.clone())).build(),
+                            ContentBuilder::new().schema(Some(body)).build(),
                         )
+                        .required(Some(if required {
+                            Required::True
+                        } else {
+                            Required::False
+                        }))
                         .build(),
                 ));
                 HttpMethod::Post

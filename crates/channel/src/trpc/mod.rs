@@ -68,12 +68,15 @@ pub struct Procedures {
     list: Vec<Procedure>,
 }
 
-/// The input is read into its type, naming the field at fault.
-fn read<I: DeserializeOwned>(input: Value) -> Result<I, Error> {
-    let input = if input.is_null() {
-        Value::Object(serde_json::Map::new())
-    } else {
-        input
+/// The input is read into its type, naming the field at fault. An input
+/// is an object (`null` or none: an empty one), unless the procedure takes
+/// none, when anything is ignored.
+fn read<I: DeserializeOwned>(input: Value, takes_input: bool) -> Result<I, Error> {
+    let input = match input {
+        Value::Object(_) => input,
+        Value::Null => Value::Object(serde_json::Map::new()),
+        _ if !takes_input => Value::Object(serde_json::Map::new()),
+        _ => return Err(trpc("BAD_REQUEST", "input: must be an object")),
     };
     keel_platform::http::input::from_value(input).map_err(|e| match e {
         keel_platform::http::input::InputError::Field { path, problem } if !path.is_empty() => {
@@ -104,10 +107,11 @@ impl Procedures {
         Fut: Future<Output = Result<O, Error>> + Send + 'static,
     {
         let f = Arc::new(f);
+        let takes_input = TypeId::of::<I>() != TypeId::of::<NoInput>();
         let handler: Handler = Arc::new(move |ctx, input| {
             let f = f.clone();
             Box::pin(async move {
-                let input: I = read(input)?;
+                let input: I = read(input, takes_input)?;
                 let out = f(ctx, input).await?;
                 Ok(serde_json::to_value(out)?)
             })
@@ -117,7 +121,7 @@ impl Procedures {
             kind,
             access,
             summary,
-            doc: doc::Shapes::of::<I, O>(TypeId::of::<I>() != TypeId::of::<NoInput>()),
+            doc: doc::Shapes::of::<I, O>(takes_input),
             handler,
         });
         self

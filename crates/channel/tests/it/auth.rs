@@ -8,19 +8,7 @@ use serde_json::json;
 use crate::helpers::{Channel, EMAIL, ORIGIN, PASSWORD, Resp, SETUP_CODE, finish};
 
 async fn sign_in(ch: &Channel, email: &str, password: &str) -> Resp {
-    let r = finish(
-        ch.app
-            .http
-            .post(ch.url("/api/auth/sign-in"))
-            .header("origin", ORIGIN)
-            .json(&json!({"email": email, "password": password}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    ch.keep_cookie(&r);
-    r
+    ch.sign_in(email, password).await
 }
 
 async fn session(ch: &Channel, cookie: Option<&str>) -> serde_json::Value {

@@ -148,6 +148,23 @@ impl Channel {
         r
     }
 
+    /// Signs in from the channel's own pages, keeping the session cookie.
+    pub async fn sign_in(&self, email: &str, password: &str) -> Resp {
+        let r = finish(
+            self.app
+                .http
+                .post(self.url("/api/auth/sign-in"))
+                .header("origin", ORIGIN)
+                .json(&json!({"email": email, "password": password}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        self.keep_cookie(&r);
+        r
+    }
+
     /// The set-up, done; the owner signed in.
     pub async fn set_up(&self) -> Resp {
         let r = self

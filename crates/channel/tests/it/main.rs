@@ -10,6 +10,7 @@ mod emotes;
 mod logo;
 mod notify;
 mod panels;
+mod schemathesis;
 mod setup;
 mod stream;
 mod trpc;

@@ -40,8 +40,59 @@ async fn the_wrong_method_is_method_not_supported() {
         r.text
     );
     assert_eq!(r.body["error"]["code"], -32005);
+    assert_eq!(r.body["error"]["data"]["path"], "stream.isLive");
+    assert_eq!(
+        r.headers["allow"], "GET, HEAD",
+        "a query says what it takes"
+    );
     let r = ch.query("setup.complete", None).await;
     assert_eq!((r.status, r.code()), (405, "METHOD_NOT_SUPPORTED"));
+    assert_eq!(r.headers["allow"], "POST");
+    for (method, path, allow) in [
+        ("OPTIONS", "channel.update", "POST"),
+        ("PUT", "stream.isLive", "GET, HEAD"),
+        ("DELETE", "nope.nothing", "GET, HEAD, POST"),
+    ] {
+        let req = ch.app.http.request(
+            method.parse().unwrap(),
+            ch.url(&format!("/api/trpc/{path}")),
+        );
+        let r = finish(req.send().await.unwrap()).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (405, "METHOD_NOT_SUPPORTED"),
+            "{method} {path}"
+        );
+        assert_eq!(r.headers["allow"], allow, "{method} {path}");
+    }
+    let head = ch
+        .app
+        .http
+        .head(ch.url("/api/trpc/stream.isLive"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200, "HEAD asks a query without its body");
+}
+
+#[tokio::test]
+async fn an_input_that_is_not_an_object_is_bad_request() {
+    let ch = Channel::start().await;
+    ch.set_up().await;
+    for input in [json!([]), json!("title"), json!(3)] {
+        let r = ch.mutate("channel.update", input.clone()).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (400, "BAD_REQUEST"),
+            "{input}: {}",
+            r.text
+        );
+    }
+    assert_eq!(
+        ch.mutate("channel.update", json!(null)).await.status,
+        200,
+        "null is no change"
+    );
 }
 
 #[tokio::test]

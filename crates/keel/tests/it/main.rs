@@ -6,6 +6,7 @@ mod accounts_nodes;
 mod channel_processes;
 mod cli;
 mod error_shapes;
+mod nul;
 mod openapi_clients;
 mod process;
 mod provider_sdks;

@@ -48,18 +48,12 @@ impl From<PlatformError> for InputError {
     }
 }
 
-/// A value with nothing in it: empty, or only whitespace. Whitespace is
-/// Unicode's (`char::is_whitespace`) plus the ASCII separators U+001C to
-/// U+001F, which Python's `\s` also counts, so that a document's pattern
-/// [`NOT_BLANK`] means the same to the tools that read it as to keel.
+/// A value with nothing in it: empty, or only Unicode white space
+/// (`char::is_whitespace`); a document says the opposite with
+/// [`super::patterns::NOT_BLANK`].
 pub fn is_blank(s: &str) -> bool {
-    s.chars()
-        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+    s.chars().all(char::is_whitespace)
 }
-
-/// The pattern an OpenAPI document gives a string that must not be blank
-/// (see [`is_blank`]): it holds a character that is not whitespace.
-pub const NOT_BLANK: &str = r"\S";
 
 /// A whole number as JSON Schema counts one: `12` or `12.0` (serde's
 /// integer types refuse the second). For `#[serde(deserialize_with)]` on
@@ -222,6 +216,43 @@ fn is_json(media: &str) -> bool {
 /// type is an empty object (a route whose fields are all optional, or that
 /// takes them from the query string).
 pub async fn parse(
+    headers: &HeaderMap,
+    bytes: Bytes,
+    formats: Formats,
+) -> Result<Value, PlatformError> {
+    let value = parse_any(headers, bytes, formats).await?;
+    refuse_nul(&value)?;
+    Ok(value)
+}
+
+/// Refuses a value holding the NUL character (U+0000) in any string or
+/// key: no text keel stores may hold one (PostgreSQL's cannot), so every
+/// service refuses it at the edge, the same on either database.
+pub fn refuse_nul(v: &Value) -> Result<(), PlatformError> {
+    let nul = |s: &str| s.contains('\0');
+    let found = match v {
+        Value::String(s) => nul(s),
+        Value::Array(items) => return items.iter().try_for_each(refuse_nul),
+        Value::Object(map) => {
+            if map.keys().any(|k| nul(k)) {
+                true
+            } else {
+                return map.values().try_for_each(refuse_nul);
+            }
+        }
+        _ => false,
+    };
+    if found {
+        Err(PlatformError::BadRequest(NUL_REFUSED.to_owned()))
+    } else {
+        Ok(())
+    }
+}
+
+/// What a request holding the NUL character is told.
+pub const NUL_REFUSED: &str = "The request must not contain the NUL character (U+0000)";
+
+async fn parse_any(
     headers: &HeaderMap,
     bytes: Bytes,
     formats: Formats,

@@ -53,6 +53,24 @@ pub async fn timeout(
     }
 }
 
+/// Refuses a path or query string holding the NUL character (`%00`), as
+/// bodies are ([`super::input::refuse_nul`]): no text keel stores or looks
+/// up may hold one.
+pub async fn refuse_nul(State(render): State<Render>, req: Request, next: Next) -> Response {
+    let uri = req.uri();
+    let nul = |s: &str| {
+        s.as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"%00"))
+    };
+    if nul(uri.path()) || uri.query().is_some_and(nul) {
+        return render(PlatformError::BadRequest(
+            super::input::NUL_REFUSED.to_owned(),
+        ));
+    }
+    next.run(req).await
+}
+
 /// Request count and latency by service, method, route and status.
 pub async fn metrics(State(service): State<&'static str>, req: Request, next: Next) -> Response {
     let started = Instant::now();

@@ -11,6 +11,7 @@ pub mod input;
 pub mod json;
 mod layers;
 pub mod openapi;
+pub mod patterns;
 pub mod starting;
 
 use std::net::SocketAddr;
@@ -80,6 +81,7 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         })
         .method_not_allowed_fallback(move || async move { render(PlatformError::MethodNotAllowed) })
         .layer(middleware::from_fn(drain::drain_unread))
+        .layer(middleware::from_fn_with_state(render, layers::refuse_nul))
         .layer(DefaultBodyLimit::max(cfg.body_limit))
         .layer(middleware::from_fn_with_state(
             (cfg.request_timeout, render),
@@ -123,13 +125,17 @@ fn openapi_json(name: &str, mut doc: OpenApi) -> String {
     doc.info = utoipa::openapi::InfoBuilder::new()
         .title(format!("keel {name}"))
         .version(env!("CARGO_PKG_VERSION"))
-        .description(Some(format!("The {name} service of keel.")))
+        .description(Some(format!(
+            "The {name} service of keel. No string a request sends (in its path, query or body) may hold the NUL character (U+0000): such a request is answered 400."
+        )))
         .build();
     openapi::finish(&mut doc);
-    doc.to_json().unwrap_or_else(|e| {
+    let mut json = serde_json::to_value(&doc).unwrap_or_else(|e| {
         tracing::error!(error = %e, "cannot serialise the OpenAPI document");
-        "{}".to_owned()
-    })
+        serde_json::Value::Null
+    });
+    openapi::spell_out_patterns(&mut json);
+    json.to_string()
 }
 
 /// Serves `router` on `listener` until `shutdown`; then stops accepting,

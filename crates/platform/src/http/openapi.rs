@@ -285,6 +285,25 @@ fn finish_operation(op: &mut Operation, error_schema: bool) {
     }
 }
 
+/// Replaces every `pattern` written `\S` in a route's attributes (which
+/// take only literals) by [`super::patterns::NOT_BLANK`], which means the
+/// same to every regular-expression engine.
+pub fn spell_out_patterns(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "pattern" && value.as_str() == Some(r"\S") {
+                    *value = serde_json::Value::from(super::patterns::NOT_BLANK);
+                } else {
+                    spell_out_patterns(value);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(spell_out_patterns),
+        _ => {}
+    }
+}
+
 /// A whole number of at least 0, of any size: a query parameter keel reads
 /// as digits and caps (no `format`, since no size is refused).
 pub fn whole_number() -> utoipa::openapi::schema::Object {

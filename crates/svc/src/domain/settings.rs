@@ -109,17 +109,8 @@ pub struct SettingsPatch {
     pub payload_limit_bytes: Option<u64>,
 }
 
-/// What [`valid_origin`] accepts, as a pattern: http(s), a host name whose
-/// last label starts with a letter (a numeric one would be read as an
-/// IPv4 address), an optional port from 1 to 65535.
-const ORIGIN_PATTERN: &str = concat!(
-    r"^https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*",
-    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?",
-    r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$"
-);
-
 fn origins_schema() -> utoipa::openapi::schema::Array {
-    list_of(ORIGIN_PATTERN)
+    list_of(keel_platform::http::patterns::HTTP_ORIGIN)
 }
 
 fn form_ids_schema() -> utoipa::openapi::schema::Array {
@@ -262,6 +253,9 @@ impl SettingsPatch {
 }
 
 fn valid_origin(o: &str) -> bool {
+    if !keel_platform::http::patterns::is_http_origin(o) {
+        return false;
+    }
     let Ok(u) = url::Url::parse(o) else {
         return false;
     };

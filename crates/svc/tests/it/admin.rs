@@ -211,6 +211,21 @@ async fn a_cookie_login_needs_the_nonce_on_every_request() {
 }
 
 #[tokio::test]
+async fn logout_ends_a_cookie_session_and_an_application_password_is_none() {
+    let svc = Svc::start().await;
+    let (_, app_password) = svc.admin("ada").await;
+    let r = svc
+        .admin_call(Method::POST, "/admin/logout", ("ada", &app_password), None)
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (401, "rest_not_logged_in"),
+        "{}",
+        r.text
+    );
+}
+
+#[tokio::test]
 async fn settings_changed_over_rest_take_effect_at_once_and_are_validated() {
     let svc = Svc::start().await;
     let (_, pw) = svc.admin("boss").await;
@@ -364,15 +379,28 @@ async fn submissions_are_listed_by_page_and_exported_as_neutralised_csv() {
     assert_eq!(page.len(), 2);
     assert_eq!(page[0]["values"]["name"], "n1", "newest first");
     assert_eq!(page[0]["app_id"], crate::helpers::APP_ID);
-    let bad = svc
-        .admin_call(
-            Method::GET,
-            &format!("/admin/forms/{FORM}/submissions?per_page=1000"),
-            ("boss", &pw),
-            None,
-        )
-        .await;
-    assert_eq!(bad.status, 400);
+    for query in [
+        "per_page=1000",
+        "per_page=0",
+        "page=0",
+        "page=1000001",
+        "page=18446744073709551616",
+        "page=-1",
+    ] {
+        for path in [
+            format!("/admin/forms/{FORM}/submissions"),
+            "/admin/audit".to_owned(),
+        ] {
+            let bad = svc
+                .admin_call(Method::GET, &format!("{path}?{query}"), ("boss", &pw), None)
+                .await;
+            assert_eq!(
+                (bad.status, bad.code()),
+                (400, "rest_invalid_param"),
+                "{path}?{query}"
+            );
+        }
+    }
 
     let r = svc
         .admin_call(

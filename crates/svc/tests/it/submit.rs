@@ -93,7 +93,12 @@ async fn a_body_over_the_payload_limit_is_413_invalid_fields() {
 #[tokio::test]
 async fn fields_must_be_present_and_an_object() {
     let svc = Svc::start().await;
-    for body in [json!({}), json!({"fields": []}), json!({"fields": "x"})] {
+    for body in [
+        json!({}),
+        json!({"fields": []}),
+        json!({"fields": "x"}),
+        json!({"fields": {}}),
+    ] {
         let r = svc.submit(Some(&svc.token()), body.clone()).await;
         assert_eq!((r.status, r.code()), (400, "missing_fields"), "{body}");
     }

@@ -33,15 +33,15 @@ pub struct SetupInput {
     /// The set-up code keel printed in its log at start (or
     /// `KEEL_CHANNEL_SETUP_CODE`); case, spaces and dashes do not matter.
     pub code: String,
-    #[schema(value_type = String, format = Email)]
+    #[schema(value_type = String, format = Email, max_length = 254)]
     pub email: Email,
-    /// 10 to 200 characters.
-    #[schema(value_type = String, format = Password)]
+    /// 10 to 200 characters, not one of the commonly used passwords.
+    #[schema(value_type = String, format = Password, min_length = 10, max_length = 200)]
     pub password: NewPassword,
-    #[schema(value_type = String)]
+    #[schema(value_type = String, max_length = 120, pattern = r"\S")]
     pub title: Text<1, 120>,
     #[serde(default)]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 2000)]
     pub description: Option<Text<0, 2000>>,
 }
 
