@@ -44,7 +44,10 @@ COPY --from=binary /usr/local/bin/keel /usr/local/bin/keel
 # named volume mounted here starts owned by it too.
 COPY --from=binary --chown=65532:65532 /var/lib/keel /var/lib/keel
 WORKDIR /var/lib/keel
+# Every service in its production mode: usage-alerts verifies identity
+# tokens (and so needs KEEL_APPLE_AUDIENCES to start).
 ENV KEEL_DATA_DIR=/var/lib/keel \
+    KEEL_USAGE_ALERTS_ENV=production \
     PORT=3000
 USER 65532:65532
 EXPOSE 3000

@@ -11,7 +11,7 @@ bench_accounts_tokens() {
     mkdir -p "$dir"
     # One file per response: parallel writers to one pipe would interleave.
     seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/register)" \
-      -d "username=bench{}&email=bench{}@example.com&password=benchpassword"
+      -d "username=bench{}&email=bench{}@example.com&password=bench-Password-4-keel"
     grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
     [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not register the benchmark users"
   fi

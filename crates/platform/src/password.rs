@@ -61,6 +61,31 @@ pub fn dummy_hash() -> Result<String, HashError> {
     Ok(hash.to_string())
 }
 
+/// Why `password` is too easy to guess, if it is: zxcvbn (the password
+/// strength estimator, with its lists of the passwords people choose most
+/// and of common words and names) puts it within about a million guesses
+/// (its scores 0 and 1): a commonly used password or a variant of one, a
+/// repetition, a sequence, a keyboard walk, a date, or words of `context`
+/// (the user's name and address). NIST SP 800-63B asks a service to refuse
+/// such passwords when they are set; existing ones keep working.
+pub fn too_guessable(password: &str, context: &[&str]) -> Option<String> {
+    let estimate = zxcvbn::zxcvbn(password, context);
+    if u8::from(estimate.score()) > 1 {
+        return None;
+    }
+    let why = estimate
+        .feedback()
+        .and_then(zxcvbn::feedback::Feedback::warning)
+        .map_or_else(
+            || {
+                "it is among the most commonly used passwords or follows a simple pattern"
+                    .to_owned()
+            },
+            |w| w.to_string().trim_end_matches('.').to_lowercase(),
+        );
+    Some(why)
+}
+
 /// Whether `password` matches `hash`; a malformed hash never matches.
 /// Each hash computed is counted (`keel_password_verifications_total`), so
 /// a test can see that a login for an unknown user paid for one too.
@@ -86,6 +111,31 @@ pub async fn verify(password: String, hash: String) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_and_patterned_passwords_are_too_guessable_and_others_are_not() {
+        for weak in [
+            "password",
+            "12345678",
+            "qwertyuiop",
+            "P@ssw0rd!",
+            "aaaaaaaaaaaa",
+        ] {
+            assert!(too_guessable(weak, &[]).is_some(), "{weak}");
+        }
+        assert_eq!(
+            too_guessable("password", &[]).as_deref(),
+            Some("this is a top-10 common password")
+        );
+        assert!(too_guessable("adalovelace1", &["adalovelace", "ada@example.com"]).is_some());
+        assert!(
+            too_guessable("adalovelace1", &[]).is_none(),
+            "only as the user's own name"
+        );
+        for strong in ["correct horse battery", "Tr0ub4dor&3", "owner password!!"] {
+            assert_eq!(too_guessable(strong, &[]), None, "{strong}");
+        }
+    }
 
     #[tokio::test]
     async fn the_dummy_hash_has_the_real_parameters_and_matches_nothing() -> Result<(), HashError> {

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use keel_platform::config::{ConfigError, Source};
+use keel_platform::config::{ConfigError, Source, addr};
+
+/// Where usage-alerts listens unless `KEEL_USAGE_ALERTS_ADDR` says.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8082";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Environment {
@@ -53,17 +56,17 @@ pub struct ApnsCredentials {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub environment: Environment,
+    /// Development mode, chosen explicitly, on an address reachable from
+    /// other machines (allowed, and said loudly at start).
+    pub exposed_development: bool,
     pub apple: AppleConfig,
     pub apns: ApnsConfig,
 }
 
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let environment = match src
-            .get("KEEL_USAGE_ALERTS_ENV")
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
+        let chosen = src.get("KEEL_USAGE_ALERTS_ENV");
+        let environment = match chosen.map(str::to_ascii_lowercase).as_deref() {
             None | Some("development") => Environment::Development,
             Some("production") => Environment::Production,
             Some(other) => {
@@ -73,6 +76,18 @@ impl Config {
                 ));
             }
         };
+        let listen = addr(src, "KEEL_USAGE_ALERTS_ADDR", DEFAULT_ADDR)?;
+        let exposed = !listen.ip().is_loopback();
+        if environment == Environment::Development && exposed && chosen.is_none() {
+            // Development mode takes any token as a user: never by default
+            // where other machines can reach it.
+            return Err(ConfigError::invalid(
+                "KEEL_USAGE_ALERTS_ENV",
+                format!(
+                    "is not set, and usage-alerts listens on {listen}, beyond this machine: set it to production (with KEEL_APPLE_AUDIENCES) so identity tokens are verified, or to development to accept any token as a user on purpose"
+                ),
+            ));
+        }
         let audiences = src.list("KEEL_APPLE_AUDIENCES");
         if environment == Environment::Production && audiences.is_empty() {
             return Err(ConfigError::invalid(
@@ -82,6 +97,7 @@ impl Config {
         }
         Ok(Self {
             environment,
+            exposed_development: environment == Environment::Development && exposed,
             apple: AppleConfig {
                 jwks_url: src
                     .string_or("KEEL_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys"),
@@ -143,4 +159,42 @@ fn apns(src: &Source) -> Result<ApnsConfig, ConfigError> {
         ca_cert: src.get("KEEL_APNS_CA_CERT").map(PathBuf::from),
         token_ttl,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<Config, String> {
+        Config::from_source(&Source::from_pairs(pairs.iter().copied())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn development_is_the_default_only_on_loopback() {
+        let local = config(&[]).map(|c| (c.environment, c.exposed_development));
+        assert_eq!(local, Ok((Environment::Development, false)));
+        let err = config(&[("KEEL_USAGE_ALERTS_ADDR", "0.0.0.0:8082")]).unwrap_err();
+        assert!(
+            err.contains("KEEL_USAGE_ALERTS_ENV") && err.contains("0.0.0.0:8082"),
+            "{err}"
+        );
+        let chosen = config(&[
+            ("KEEL_USAGE_ALERTS_ADDR", "0.0.0.0:8082"),
+            ("KEEL_USAGE_ALERTS_ENV", "development"),
+        ])
+        .map(|c| (c.environment, c.exposed_development));
+        assert_eq!(
+            chosen,
+            Ok((Environment::Development, true)),
+            "chosen on purpose"
+        );
+        let prod = config(&[
+            ("KEEL_USAGE_ALERTS_ADDR", "0.0.0.0:8082"),
+            ("KEEL_USAGE_ALERTS_ENV", "production"),
+            ("KEEL_APPLE_AUDIENCES", "com.example.app"),
+        ]);
+        assert!(prod.is_ok_and(|c| c.environment == Environment::Production));
+        let err = config(&[("KEEL_USAGE_ALERTS_ENV", "production")]).unwrap_err();
+        assert!(err.contains("KEEL_APPLE_AUDIENCES"), "{err}");
+    }
 }

@@ -37,7 +37,7 @@ pub static SERVICE: HttpService = HttpService {
     name: NAME,
     listener: Listener {
         var: "KEEL_USAGE_ALERTS_ADDR",
-        default: "127.0.0.1:8082",
+        default: config::DEFAULT_ADDR,
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(Box::new(Config::from_source(src)?)),
@@ -55,6 +55,12 @@ impl Configured for Config {
 fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
     let platform = b.platform;
     let identity = match cfg.environment {
+        Environment::Development if cfg.exposed_development => {
+            tracing::warn!(
+                "usage-alerts runs in development mode on an address other machines can reach: ANY bearer token is accepted as a user (KEEL_USAGE_ALERTS_ENV=development was chosen; set production to verify identity tokens)"
+            );
+            Identity::Development
+        }
         Environment::Development => {
             tracing::warn!(
                 "usage-alerts runs in development mode: identity tokens are NOT verified (set KEEL_USAGE_ALERTS_ENV=production)"

@@ -55,22 +55,34 @@ impl Email {
         &self.0
     }
 
+    /// The part before `@`.
+    pub fn local_part(&self) -> &str {
+        self.0.split('@').next().unwrap_or_default()
+    }
+
     pub fn key(&self) -> String {
         self.0.to_lowercase()
     }
 }
 
-/// 8–128 characters.
+/// A new password: 8–128 characters, not too easy to guess (not one of
+/// the commonly used passwords, nor a simple pattern, nor made of the
+/// user's `context`: their username and address).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Password(String);
 
 impl Password {
-    pub fn parse(field: &str, raw: String) -> Result<Self, Error> {
-        if (8..=128).contains(&raw.chars().count()) {
-            Ok(Self(raw))
-        } else {
-            Err(error::validation(field, "must be 8 to 128 characters"))
+    pub fn parse(field: &str, raw: String, context: &[&str]) -> Result<Self, Error> {
+        if !(8..=128).contains(&raw.chars().count()) {
+            return Err(error::validation(field, "must be 8 to 128 characters"));
         }
+        if let Some(why) = keel_platform::password::too_guessable(&raw, context) {
+            return Err(error::validation(
+                field,
+                &format!("is too easy to guess: {why}"),
+            ));
+        }
+        Ok(Self(raw))
     }
 
     pub fn into_inner(self) -> String {

@@ -230,7 +230,13 @@ pub async fn change_password(
     Input(body): Input<PasswordBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let old = required(body.old_password, "oldPassword")?;
-    let new = Password::parse("newPassword", required(body.new_password, "newPassword")?)?;
+    let local = me.user.email.split('@').next().unwrap_or_default();
+    let context = [me.user.username.as_str(), me.user.email.as_str(), local];
+    let new = Password::parse(
+        "newPassword",
+        required(body.new_password, "newPassword")?,
+        &context,
+    )?;
     profile::change_password(&state, &me.user, &me.session_id, old, new).await?;
     Ok(done("PASSWORD_CHANGED", "Your password was changed"))
 }

@@ -58,10 +58,14 @@ pub async fn register(
     client: Client,
     Input(body): Input<RegisterBody>,
 ) -> Result<Json<AuthResponse>, Error> {
+    let username = Username::parse(&required(body.username, "username")?)?;
+    let email = Email::parse("email", &required(body.email, "email")?)?;
+    let context = [username.as_str(), email.as_str(), email.local_part()];
+    let password = Password::parse("password", required(body.password, "password")?, &context)?;
     let registration = auth::Registration {
-        username: Username::parse(&required(body.username, "username")?)?,
-        email: Email::parse("email", &required(body.email, "email")?)?,
-        password: Password::parse("password", required(body.password, "password")?)?,
+        username,
+        email,
+        password,
     };
     let (user, pair) = auth::register(&state, registration, &client).await?;
     Ok(tokens(&user, pair))

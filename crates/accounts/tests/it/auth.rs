@@ -99,7 +99,7 @@ async fn a_taken_username_or_email_is_409_case_insensitively() {
             &[
                 ("username", "ADA"),
                 ("email", "x@example.com"),
-                ("password", "longenough"),
+                ("password", "long enough, really"),
             ],
         )
         .await;
@@ -111,7 +111,7 @@ async fn a_taken_username_or_email_is_409_case_insensitively() {
             &[
                 ("username", "bob"),
                 ("email", "ADA@example.com"),
-                ("password", "longenough"),
+                ("password", "long enough, really"),
             ],
         )
         .await;
@@ -123,23 +123,29 @@ async fn registration_validates_every_field_and_names_it() {
     let api = Api::start().await;
     let cases: [(&[(&str, &str)], &str); 6] = [
         (
-            &[("email", "a@example.com"), ("password", "longenough")],
+            &[
+                ("email", "a@example.com"),
+                ("password", "long enough, really"),
+            ],
             "username",
         ),
         (
             &[
                 ("username", "ab"),
                 ("email", "a@example.com"),
-                ("password", "longenough"),
+                ("password", "long enough, really"),
             ],
             "username",
         ),
-        (&[("username", "ada"), ("password", "longenough")], "email"),
+        (
+            &[("username", "ada"), ("password", "long enough, really")],
+            "email",
+        ),
         (
             &[
                 ("username", "ada"),
                 ("email", "not-an-address"),
-                ("password", "longenough"),
+                ("password", "long enough, really"),
             ],
             "email",
         ),

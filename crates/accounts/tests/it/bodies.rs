@@ -11,7 +11,7 @@ async fn form_and_json_bodies_are_both_accepted() {
             Method::POST,
             "/auth/register",
             None,
-            &json!({"username": "ada", "email": "ada@example.com", "password": "longenough"}),
+            &json!({"username": "ada", "email": "ada@example.com", "password": "long enough, really"}),
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -34,7 +34,7 @@ async fn form_and_json_bodies_are_both_accepted() {
             Method::POST,
             "/auth/login",
             None,
-            &json!({"login": "ada", "password": "longenough", "code": 123456}),
+            &json!({"login": "ada", "password": "long enough, really", "code": 123456}),
         )
         .await;
     assert_eq!(r.status, 200, "a numeric code is read as text: {}", r.text);

@@ -246,7 +246,7 @@ async fn an_address_taken_while_pending_is_409_at_confirmation() {
             &[
                 ("username", "bob"),
                 ("email", "new@example.org"),
-                ("password", "longenough"),
+                ("password", "long enough, really"),
             ],
         )
         .await;

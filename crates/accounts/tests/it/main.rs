@@ -8,6 +8,7 @@ mod auth;
 mod bodies;
 mod email;
 mod goals;
+mod passwords;
 mod schemathesis;
 mod sessions;
 mod tokens;

@@ -16,6 +16,8 @@ pub enum Invalid {
     NotEmail,
     #[error("must be 10 to 200 characters")]
     PasswordLength,
+    #[error("is too easy to guess: {0}")]
+    Guessable(String),
     #[error("must be an http(s) URL")]
     NotWebUrl,
 }
@@ -88,17 +90,19 @@ impl<'de> Deserialize<'de> for Email {
     }
 }
 
-/// A new password: 10 to 200 characters.
+/// A new password: 10 to 200 characters, not too easy to guess.
 #[derive(Clone, PartialEq, Eq)]
 pub struct NewPassword(String);
 
 impl NewPassword {
     pub fn parse(raw: String) -> Result<Self, Invalid> {
         let n = raw.chars().count();
-        if (10..=200).contains(&n) {
-            Ok(Self(raw))
-        } else {
-            Err(Invalid::PasswordLength)
+        if !(10..=200).contains(&n) {
+            return Err(Invalid::PasswordLength);
+        }
+        match keel_platform::password::too_guessable(&raw, &[]) {
+            Some(why) => Err(Invalid::Guessable(why)),
+            None => Ok(Self(raw)),
         }
     }
 

@@ -104,6 +104,28 @@ async fn still_unclaimed(ch: &Channel) {
 }
 
 #[tokio::test]
+async fn a_common_owner_password_is_refused_naming_why() {
+    let ch = Channel::start().await;
+    for password in ["password1234", "1234567890", "qwertyuiopasdf"] {
+        let body =
+            json!({"code": SETUP_CODE, "email": EMAIL, "password": password, "title": "Mine"});
+        let r = set_up_from(&ch, Some(ORIGIN), body).await;
+        assert_eq!(
+            (r.status, r.code()),
+            (400, "BAD_REQUEST"),
+            "{password}: {}",
+            r.text
+        );
+        let message = r.body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("input.password: is too easy to guess"),
+            "{message}"
+        );
+    }
+    still_unclaimed(&ch).await;
+}
+
+#[tokio::test]
 async fn a_visitor_without_the_set_up_code_cannot_claim_a_fresh_channel() {
     let ch = Channel::start().await;
     let wrong =
