@@ -41,7 +41,8 @@ bench_start_keel() { # backend
 }
 
 # Starts keel on the prepared data directory and database, with extra
-# NAME=value settings, and waits until it answers.
+# NAME=value settings, and waits until it answers. The load comes from one
+# address, so accounts' per-address sign-in and registration limits are off.
 bench_launch_keel() { # [NAME=value...]
   env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
     KEEL_DATA_DIR="$BENCH_DIR" \
@@ -57,6 +58,7 @@ bench_launch_keel() { # [NAME=value...]
     KEEL_STREAM_URL="http://127.0.0.1:9" KEEL_7TV_URL="http://127.0.0.1:9" \
     KEEL_BTTV_URL="http://127.0.0.1:9" KEEL_FFZ_URL="http://127.0.0.1:9" \
     KEEL_APPLE_JWKS_URL="http://127.0.0.1:9/jwks" \
+    KEEL_ACCOUNTS_LOGINS_PER_MINUTE=0 KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE=0 \
     "${BENCH_DB_ENV[@]}" ${BENCH_KEEL_ENV:-} "$@" \
     "$KEEL_BIN" serve >>"$BENCH_DIR/stdout" 2>>"$BENCH_DIR/stderr" &
   KEEL_PID=$!

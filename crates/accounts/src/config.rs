@@ -24,6 +24,10 @@ pub struct Config {
     /// How long an authenticated session may be served from memory; unset
     /// means 2 s on SQLite and off on PostgreSQL.
     pub session_cache: Option<Duration>,
+    /// Sign-in attempts a minute from one client address (0: no limit).
+    pub logins_per_minute: u64,
+    /// Registrations a minute from one client address (0: no limit).
+    pub registrations_per_minute: u64,
 }
 
 impl Config {
@@ -76,6 +80,8 @@ impl Config {
             session_cache: src
                 .parse::<u64>("KEEL_ACCOUNTS_SESSION_CACHE_SECS")?
                 .map(Duration::from_secs),
+            logins_per_minute: src.parse_or("KEEL_ACCOUNTS_LOGINS_PER_MINUTE", 30)?,
+            registrations_per_minute: src.parse_or("KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE", 10)?,
         })
     }
 }

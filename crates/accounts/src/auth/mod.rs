@@ -5,5 +5,6 @@ pub mod cache;
 pub mod device;
 pub mod extract;
 pub mod geo;
+pub mod limits;
 pub mod tokens;
 pub mod totp;

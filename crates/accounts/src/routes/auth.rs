@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::extract::{Authed, Client};
+use crate::auth::limits;
 use crate::domain::fields::{Email, Password, Username};
 use crate::domain::{auth, sessions};
 use crate::error::{Error, ErrorBody};
@@ -52,12 +53,14 @@ fn tokens(user: &crate::entity::user::Model, pair: sessions::TokenPair) -> Json<
         (status = 200, description = "Registered and logged in", body = AuthResponse),
         Invalid,
         (status = 409, description = "USERNAME_TAKEN or EMAIL_TAKEN", body = ErrorBody),
+        (status = 429, description = "TOO_MANY_REQUESTS: too many registrations from this address this minute; Retry-After", body = ErrorBody),
     ))]
 pub async fn register(
     State(state): State<AppState>,
     client: Client,
     Input(body): Input<RegisterBody>,
 ) -> Result<Json<AuthResponse>, Error> {
+    limits::register(&state, client.ip).await?;
     let username = Username::parse(&required(body.username, "username")?)?;
     let email = Email::parse("email", &required(body.email, "email")?)?;
     let context = [username.as_str(), email.as_str(), email.local_part()];
@@ -91,7 +94,7 @@ pub struct LoginBody {
         Invalid,
         (status = 401, description = "INVALID_CREDENTIALS, TWO_FACTOR_REQUIRED or INVALID_CODE", body = ErrorBody),
         Banned,
-        (status = 429, description = "TOO_MANY_ATTEMPTS: too many wrong codes", body = ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS (too many wrong codes) or TOO_MANY_REQUESTS (too many sign-ins from this address, or for this login, this minute; Retry-After)", body = ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
@@ -100,6 +103,7 @@ pub async fn login(
 ) -> Result<Json<AuthResponse>, Error> {
     let login = required(body.login, "login")?;
     let password = required(body.password, "password")?;
+    limits::login(&state, client.ip, &login).await?;
     let (user, pair) = auth::login(&state, &login, password, body.code, &client).await?;
     Ok(tokens(&user, pair))
 }

@@ -1,6 +1,7 @@
-//! A new password is refused when it is too easy to guess (a commonly used
-//! one, a simple pattern, or the user's own name), naming why; passwords
-//! set before the rule keep working.
+//! Passwords against guessing: a new password is refused when it is too
+//! easy to guess (a commonly used one, a simple pattern, or the user's own
+//! name), naming why, while passwords set before the rule keep working;
+//! sign-ins and registrations are limited per address and login a minute.
 
 use keel_platform::sea_orm::ConnectionTrait;
 
@@ -82,4 +83,61 @@ async fn changing_to_a_common_password_is_refused_and_an_old_weak_one_still_work
         .await
         .unwrap();
     assert_eq!(api.login("grace", "password", None).await.status, 200);
+}
+
+#[tokio::test]
+async fn sign_ins_and_registrations_from_one_address_are_limited_per_minute() {
+    let api = Api::with(&[
+        ("KEEL_ACCOUNTS_LOGINS_PER_MINUTE", "3"),
+        ("KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE", "2"),
+    ])
+    .await;
+    api.register("first").await;
+    api.register("second").await;
+    let r = api
+        .post(
+            "/auth/register",
+            None,
+            &[
+                ("username", "third"),
+                ("email", "third@example.com"),
+                ("password", "correct horse battery"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (429, "TOO_MANY_REQUESTS"),
+        "{}",
+        r.text
+    );
+    assert!(r.headers.contains_key("retry-after"));
+    for _ in 0..3 {
+        assert_eq!(api.login("first", "wrong password", None).await.status, 401);
+    }
+    let r = api.login("first", "correct horse battery", None).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (429, "TOO_MANY_REQUESTS"),
+        "even the right password waits"
+    );
+}
+
+#[tokio::test]
+async fn one_login_name_takes_at_most_ten_attempts_a_minute() {
+    let api = Api::start().await;
+    api.register("target").await;
+    for _ in 0..10 {
+        assert_eq!(
+            api.login("TARGET", "guess guess guess", None).await.status,
+            401
+        );
+    }
+    let r = api.login("target", "correct horse battery", None).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (429, "TOO_MANY_REQUESTS"),
+        "{}",
+        r.text
+    );
 }
