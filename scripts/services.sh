@@ -45,6 +45,14 @@ keel_ensure_chromium() {
     || keel_fail "could not install chromium and chromium-driver"
 }
 
+# The fault suite's rolling restart runs behind Debian's haproxy.
+keel_ensure_haproxy() {
+  command -v haproxy >/dev/null && return 0
+  echo "haproxy is missing; installing it (apt-get)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy) >/dev/null \
+    || keel_fail "could not install haproxy"
+}
+
 # The npm packages the tests drive (the real @trpc/client, ...), from their
 # lock files; installed again only when a lock file changed.
 keel_ensure_test_packages() {

@@ -116,7 +116,12 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     let metrics_listener = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
     let grace = cfg.http.shutdown_grace;
     let startup = http::Startup::new("opening the database");
-    let early = Early::serve(&services, &listeners, &startup, grace);
+    let early = Early::serve(
+        &services,
+        &listeners,
+        &startup,
+        (grace, cfg.http.start_hold),
+    );
     let platform = Platform::connect(cfg).await?;
     if platform.config.migrations.skip {
         tracing::info!("SKIP_MIGRATIONS=true: not migrating");
@@ -148,16 +153,26 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
             listening: &addrs,
         })?);
     }
-    early.stop().await;
     let mut servers = JoinSet::new();
     let mut listening = Vec::with_capacity(services.len());
-    for ((app, listener), (name, addr)) in apps.into_iter().zip(listeners).zip(addrs) {
+    let mut routers = Vec::with_capacity(services.len());
+    for (app, (name, addr)) in apps.into_iter().zip(addrs) {
         listening.push(Listening {
             service: name,
             addr,
             base_url: format!("http://{addr}{}", app.base_path),
         });
-        let router = http::finish(app, platform.readiness(&tasks), &platform.config.http);
+        routers.push(http::finish(
+            app,
+            platform.readiness(&tasks),
+            &platform.config.http,
+        ));
+    }
+    // Requests held while starting go to the services now; then the
+    // services take over their sockets.
+    early.stop(&routers).await;
+    for ((router, listener), l) in routers.into_iter().zip(listeners).zip(&listening) {
+        let name = l.service;
         let token = shutdown.clone();
         servers.spawn(async move {
             http::serve(listener, router, token, grace)
@@ -189,10 +204,12 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     })
 }
 
-/// The start-up servers on the services' listeners.
+/// The start-up servers on the services' listeners, and where each hands
+/// its held requests to its service.
 struct Early {
     stop: CancellationToken,
     servers: JoinSet<()>,
+    handovers: Vec<http::Handover>,
 }
 
 impl Early {
@@ -200,13 +217,16 @@ impl Early {
         services: &[&'static dyn Service],
         listeners: &[SharedListener],
         startup: &http::Startup,
-        grace: std::time::Duration,
+        (grace, hold): (std::time::Duration, std::time::Duration),
     ) -> Self {
         let stop = CancellationToken::new();
         let mut servers = JoinSet::new();
+        let mut handovers = Vec::with_capacity(services.len());
         for (service, listener) in services.iter().zip(listeners) {
+            let (handover, takeover) = http::takeover();
+            handovers.push(handover);
             let (router, listener, token) = (
-                startup.router(service.render()),
+                startup.router(service.render(), takeover, hold),
                 listener.clone(),
                 stop.clone(),
             );
@@ -216,11 +236,19 @@ impl Early {
                 }
             });
         }
-        Self { stop, servers }
+        Self {
+            stop,
+            servers,
+            handovers,
+        }
     }
 
-    /// Stops them; the requests they are answering finish first.
-    async fn stop(mut self) {
+    /// Hands each service its router (the requests held meanwhile are
+    /// answered by it), then stops; the requests under way finish first.
+    async fn stop(mut self, routers: &[axum::Router]) {
+        for (handover, router) in self.handovers.iter().zip(routers) {
+            handover.ready(router.clone());
+        }
         self.stop.cancel();
         while self.servers.join_next().await.is_some() {}
     }

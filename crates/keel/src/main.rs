@@ -76,8 +76,23 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
     }
     println!("{:<12} http://{}/metrics", "metrics", running.metrics_addr);
     let token = running.shutdown_token();
+    let draining = running.platform.draining.clone();
+    let drain = running.platform.config.http.shutdown_drain;
     tokio::spawn(async move {
         shutdown_signal().await;
+        if !drain.is_zero() {
+            // Load balancers see /readyz fail and stop sending requests,
+            // which are all still served meanwhile.
+            draining.start();
+            tracing::info!(
+                ?drain,
+                "draining: /readyz answers 503 while requests are still served (a second signal stops at once)"
+            );
+            tokio::select! {
+                () = tokio::time::sleep(drain) => {}
+                () = shutdown_signal() => {}
+            }
+        }
         tracing::info!("shutting down");
         token.cancel();
     });

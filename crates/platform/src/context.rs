@@ -53,6 +53,8 @@ pub struct Platform {
     pub secrets: SecretBox,
     /// Wakes this process's job worker (see [`Platform::wake_jobs`]).
     pub jobs_wake: Arc<tokio::sync::Notify>,
+    /// Set when the process is asked to stop (`/readyz` then fails).
+    pub draining: crate::http::health::Draining,
 }
 
 impl Platform {
@@ -81,6 +83,7 @@ impl Platform {
             mailer,
             secrets,
             jobs_wake: Arc::new(tokio::sync::Notify::new()),
+            draining: crate::http::health::Draining::default(),
         })
     }
 
@@ -107,6 +110,7 @@ impl Platform {
             db: self.db.clone(),
             cache: self.cache.clone(),
             tasks: tasks.clone(),
+            draining: self.draining.clone(),
         }
     }
 }

@@ -22,6 +22,8 @@ pub struct KeelProcess {
 }
 
 /// Runs `keel` with exactly `env` (nothing inherited but `PATH`) in `dir`.
+/// It stops at once on SIGTERM (no drain) unless `env` sets
+/// `KEEL_SHUTDOWN_DRAIN_SECS`.
 pub fn command(bin: &str, dir: &Path, env: &[(&str, String)], args: &[&str]) -> Command {
     let mut cmd = Command::new(bin);
     cmd.args(args)
@@ -29,6 +31,7 @@ pub fn command(bin: &str, dir: &Path, env: &[(&str, String)], args: &[&str]) -> 
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("RUST_LOG", "info")
+        .env("KEEL_SHUTDOWN_DRAIN_SECS", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -28,6 +28,10 @@ pub enum Kind {
     Registration,
     /// channel-api `POST /api/webhooks/stream`: key `X-Webhook-Id`.
     Webhook,
+    /// A read: usage-alerts `GET /history`.
+    History,
+    /// A read: accounts `GET /goals/weekly`.
+    Goals,
 }
 
 /// What the clients need: base URLs and credentials.
@@ -60,8 +64,15 @@ pub struct Load {
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 impl Load {
-    /// `per_kind` clients for each kind in `kinds`.
+    /// `per_kind` clients for each kind in `kinds`, each sending its next
+    /// request as soon as it has an answer.
     pub fn start(targets: Arc<Targets>, kinds: &[Kind], per_kind: usize) -> Self {
+        Self::paced(targets, kinds, per_kind, Duration::ZERO)
+    }
+
+    /// The same, each client pausing `pause` between requests: steady
+    /// traffic rather than all a node can take.
+    pub fn paced(targets: Arc<Targets>, kinds: &[Kind], per_kind: usize, pause: Duration) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let answers = Arc::new(Mutex::new(Vec::new()));
         let http = reqwest::Client::builder()
@@ -86,6 +97,7 @@ impl Load {
                             took: at.elapsed(),
                             at,
                         });
+                        tokio::time::sleep(pause).await;
                     }
                 }));
             }
@@ -159,6 +171,18 @@ async fn send(http: &reqwest::Client, t: &Targets, kind: Kind, key: &str) -> u16
             .json(&json!({"push_token": format!("ExponentPushToken[{key}]"), "device_type": "ios"}))
             .send()
             .await,
+        Kind::History => {
+            http.get(format!("{}/history?limit=5", t.usage_alerts))
+                .bearer_auth("fault-suite-user")
+                .send()
+                .await
+        }
+        Kind::Goals => {
+            http.get(format!("{}/goals/weekly", t.accounts))
+                .bearer_auth(&t.account_token)
+                .send()
+                .await
+        }
         Kind::Webhook => {
             let event = FakeStream::event("call.member_added", "livestream:channel", json!({}));
             let delivery = Delivery {

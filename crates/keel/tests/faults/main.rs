@@ -2,7 +2,7 @@
 //! production, against the real binary: PostgreSQL cut under write load,
 //! Redis cut and restored, SQLite's disk full, providers failing or
 //! stalling, SIGKILL in the middle of writes, two nodes receiving the same
-//! event. Each test prints its figures (load, fault, acknowledged, lost,
+//! event, a rolling restart behind haproxy. Each test prints its figures (load, fault, acknowledged, lost,
 //! time to recover); `scripts/test` shows them. docs/ARCHITECTURE.md
 //! ("Reliability") says what keel does for each dependency.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
@@ -15,6 +15,7 @@ mod nodes;
 mod postgres;
 mod providers;
 mod redis;
+mod rolling;
 mod stored;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

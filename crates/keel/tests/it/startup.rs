@@ -36,6 +36,7 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
         ("DATABASE_URL", db.url.clone()),
         ("KEEL_ACCOUNTS_ADDR", format!("127.0.0.1:{port}")),
         ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_START_HOLD_SECS", "2".to_owned()),
     ]);
     let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
     let live = keel_testkit::eventually_async(Duration::from_secs(10), || async {
@@ -48,7 +49,10 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
     assert_eq!(status, 503, "{body}");
     assert_eq!(body["status"], "starting");
     assert_eq!(body["checks"]["startup"], "migrating the database");
+    // Held for KEEL_START_HOLD_SECS, then refused: the start takes longer.
+    let asked = std::time::Instant::now();
     let r = reqwest::get(format!("{base}/account")).await.unwrap();
+    assert!(asked.elapsed() >= Duration::from_secs(2), "held first");
     assert_eq!(r.status(), 503);
     assert_eq!(r.headers()["retry-after"], "5");
     let body: Value = r.json().await.unwrap();
@@ -56,8 +60,15 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
         body["code"], "SERVICE_UNAVAILABLE",
         "accounts' own shape: {body}"
     );
-
+    // A request held when the start completes is answered by the service.
+    let held = tokio::spawn(reqwest::get(format!("{base}/account/sessions")));
+    // A round trip after it was sent: it is in, and still held.
+    let (status, _) = get(&format!("{base}/readyz")).await.unwrap();
+    assert_eq!(status, 503);
+    assert!(!held.is_finished(), "held until the service is up");
     txn.rollback().await.unwrap();
+    let held = held.await.unwrap().unwrap();
+    assert_eq!(held.status(), 401, "answered by accounts once it is up");
     let ready = keel_testkit::eventually_async(Duration::from_secs(20), || async {
         get(&format!("{base}/readyz"))
             .await

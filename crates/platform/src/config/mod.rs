@@ -95,6 +95,12 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     pub body_limit: usize,
     pub shutdown_grace: Duration,
+    /// After SIGTERM, how long `/readyz` says `draining` while requests are
+    /// still served, before the listeners stop accepting.
+    pub shutdown_drain: Duration,
+    /// While the process starts, how long an ordinary request waits for the
+    /// service to be ready before it is answered 503.
+    pub start_hold: Duration,
     pub trusted_proxies: Vec<IpAddr>,
 }
 
@@ -168,6 +174,8 @@ impl PlatformConfig {
                     .secs_or("KEEL_REQUEST_TIMEOUT_SECS", Duration::from_secs(30))?,
                 body_limit: src.parse_or("KEEL_BODY_LIMIT_BYTES", 1024 * 1024)?,
                 shutdown_grace: src.secs_or("KEEL_SHUTDOWN_GRACE_SECS", Duration::from_secs(30))?,
+                shutdown_drain: src.secs_or("KEEL_SHUTDOWN_DRAIN_SECS", Duration::from_secs(5))?,
+                start_hold: src.secs_or("KEEL_START_HOLD_SECS", Duration::from_secs(10))?,
                 trusted_proxies: trusted_proxies(src)?,
             },
             jobs: JobsConfig {

@@ -29,12 +29,30 @@ pub struct Readiness {
     pub cache: Cache,
     /// The server's background tasks: one that died fails readiness.
     pub tasks: Tasks,
+    /// Set once the process is asked to stop: readiness fails at once.
+    pub draining: Draining,
+}
+
+/// Whether the process is draining: asked to stop, still serving while
+/// load balancers notice `/readyz` fail and send their traffic elsewhere.
+/// Cheap to clone; every clone sees the same flag.
+#[derive(Clone, Debug, Default)]
+pub struct Draining(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Draining {
+    pub fn start(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct Health {
-    /// `ok`; `degraded` (serving, an optional dependency away); or
-    /// `unavailable`.
+    /// `ok`; `degraded` (serving, an optional dependency away);
+    /// `unavailable`; or `draining` (stopping: send requests elsewhere).
     status: &'static str,
     /// Per dependency: `ok` or what went wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,13 +80,20 @@ pub async fn healthz() -> Json<Health> {
 }
 
 /// Readiness: the database answers and no background task died (Redis,
-/// when configured, is reported but optional).
+/// when configured, is reported but optional); not while draining.
 #[utoipa::path(get, path = "/readyz", tag = "health",
     responses(
         (status = 200, description = "Ready to serve (`degraded` while Redis is away)", body = Health),
-        (status = 503, description = "The database is unreachable or a background task died", body = Health),
+        (status = 503, description = "Draining (asked to stop, still serving for a moment), the database is unreachable, or a background task died", body = Health),
     ))]
 pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
+    if r.draining.is_set() {
+        let body = Health {
+            status: "draining",
+            checks: None,
+        };
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(body));
+    }
     check(&r.db, &r.cache, Some(&r.tasks), Redis::Optional).await
 }
 

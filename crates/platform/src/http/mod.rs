@@ -36,7 +36,7 @@ pub use body_guard::stream_body;
 pub use error::{PlatformError, Render};
 pub use health::Readiness;
 pub use json::{Json, JsonBytes};
-pub use starting::{SharedListener, Startup};
+pub use starting::{Handover, SharedListener, Startup, Takeover, takeover};
 
 use crate::config::HttpConfig;
 

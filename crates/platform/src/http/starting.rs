@@ -2,16 +2,21 @@
 //! the database, migrating, which can wait minutes on a lock): `/healthz`
 //! 200 at once, so an orchestrator's liveness probe does not replace a
 //! container that is only waiting; `/readyz` 503 saying what the process
-//! is doing; anything else 503 with `Retry-After` in the service's own
-//! error shape. The listener is shared, so the service's own router takes
-//! over on the same socket when it is ready.
+//! is doing. Any other request waits for the service (up to
+//! `KEEL_START_HOLD_SECS`) and is then answered by it, as if it had come
+//! a moment later: a load balancer that has not yet noticed a node
+//! restarting (it restarts in a fraction of a second, less than a health
+//! check's interval) gets answers, not errors. Only a start longer than
+//! the hold (a migration waiting on a lock) answers 503 with `Retry-After`
+//! in the service's own error shape. The listener is shared, so the
+//! service's own router takes over on the same socket when it is ready.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -96,18 +101,59 @@ impl Startup {
             .clone()
     }
 
-    /// The start-up router of a service that renders errors with `render`.
-    pub fn router(&self, render: Option<Render>) -> Router {
+    /// The start-up router of a service that renders errors with `render`;
+    /// its other requests wait up to `hold` for the service's own router
+    /// from `takeover` and are answered by it.
+    pub fn router(&self, render: Option<Render>, takeover: Takeover, hold: Duration) -> Router {
         Router::new()
             .route("/healthz", get(health::healthz))
             .route("/readyz", get(readyz))
-            .fallback(move || async move {
-                match render {
-                    Some(render) => render(PlatformError::Starting),
-                    None => not_yet(),
+            .fallback(move |req: Request| async move {
+                tracing::debug!(path = %req.uri().path(), "holding a request until the service is ready");
+                match takeover.ready(hold).await {
+                    Some(router) => match tower::ServiceExt::oneshot(router, req).await {
+                        Ok(resp) => resp,
+                        Err(never) => match never {},
+                    },
+                    None => match render {
+                        Some(render) => render(PlatformError::Starting),
+                        None => not_yet(),
+                    },
                 }
             })
             .with_state(self.clone())
+    }
+}
+
+/// Where a start-up router gets the service's own router once it is built.
+#[derive(Clone, Debug)]
+pub struct Takeover(tokio::sync::watch::Receiver<Option<Router>>);
+
+/// Hands a service's router to its start-up router's waiting requests.
+#[derive(Debug)]
+pub struct Handover(tokio::sync::watch::Sender<Option<Router>>);
+
+/// A takeover and its handover.
+pub fn takeover() -> (Handover, Takeover) {
+    let (tx, rx) = tokio::sync::watch::channel(None);
+    (Handover(tx), Takeover(rx))
+}
+
+impl Handover {
+    /// The service is ready: waiting requests go to `router`.
+    pub fn ready(&self, router: Router) {
+        self.0.send_replace(Some(router));
+    }
+}
+
+impl Takeover {
+    /// The service's router once it is ready, if that is within `hold`.
+    async fn ready(mut self, hold: Duration) -> Option<Router> {
+        let ready = self.0.wait_for(Option::is_some);
+        match tokio::time::timeout(hold, ready).await {
+            Ok(Ok(router)) => router.clone(),
+            _ => None,
+        }
     }
 }
 

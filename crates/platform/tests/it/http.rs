@@ -83,6 +83,8 @@ fn http_config(timeout: Duration) -> HttpConfig {
         request_timeout: timeout,
         body_limit: 1024,
         shutdown_grace: Duration::from_secs(5),
+        shutdown_drain: Duration::ZERO,
+        start_hold: Duration::from_secs(1),
         trusted_proxies: Vec::new(),
     }
 }
