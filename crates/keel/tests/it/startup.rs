@@ -172,3 +172,33 @@ async fn a_redis_away_at_start_is_an_outage_served_degraded_not_a_failed_start()
     assert!(ok.is_some(), "Redis used once it answers:\n{}", p.stderr());
     p.kill().await;
 }
+
+#[tokio::test]
+async fn on_sigterm_readyz_fails_while_requests_are_still_served_then_it_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_SHUTDOWN_DRAIN_SECS", "3".to_owned()),
+    ]);
+    let mut p = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "accounts"])).await;
+    let base = p.url("accounts").to_owned();
+    let asked = std::time::Instant::now();
+    p.signal(nix::sys::signal::Signal::SIGTERM);
+    let draining = keel_testkit::eventually_async(Duration::from_secs(5), || async {
+        get(&format!("{base}/readyz"))
+            .await
+            .filter(|(s, b)| *s == 503 && b["status"] == "draining")
+    })
+    .await;
+    assert!(draining.is_some(), "/readyz says draining:\n{}", p.stderr());
+    let (status, _) = get(&format!("{base}/account")).await.unwrap();
+    assert_eq!(status, 401, "an ordinary request is still served");
+    assert_eq!(get(&format!("{base}/healthz")).await.unwrap().0, 200);
+    let exit = p.wait(Duration::from_secs(20)).await;
+    assert!(exit.success(), "{exit:?}");
+    assert!(asked.elapsed() >= Duration::from_secs(3), "it drained first");
+    assert!(p.stderr().contains("draining"), "{}", p.stderr());
+}
