@@ -42,6 +42,21 @@ pub enum Command {
         #[arg(value_parser = service_names())]
         services: Vec<String>,
     },
+    /// Copy the SQLite database to a new file PATH, consistently, while keel
+    /// serves and writes (SQLite's VACUUM INTO: one snapshot, every
+    /// committed write before it began), check the copy, and print its
+    /// size and the time taken.
+    ///
+    /// Restore: stop keel, put the copy in place of $KEEL_DATA_DIR/keel.db
+    /// (removing keel.db-wal and keel.db-shm), start keel. On PostgreSQL
+    /// this says how to use pg_dump instead. Keys in $KEEL_DATA_DIR
+    /// (secret.key, accounts-jwt.key) are not in the database: back them up
+    /// too.
+    #[command(after_long_help = CONFIG_HELP)]
+    Backup {
+        /// The new file to write (it must not exist).
+        path: std::path::PathBuf,
+    },
     /// Exit 0 when a GET of URL (default: this container's keel listener)
     /// answers 2xx within 3 seconds, else 1: the container health check,
     /// so the image needs no curl or shell.

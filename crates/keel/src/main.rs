@@ -57,6 +57,19 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Invocation::Builtin(Command::Backup { path }) => {
+            let url = cfg.database.url.clone();
+            let b =
+                tokio::task::spawn_blocking(move || keel_platform::db::backup::backup(&url, &path))
+                    .await??;
+            println!(
+                "backed up to {} ({} bytes) in {:.2?}; integrity check ok",
+                b.path.display(),
+                b.bytes,
+                b.took
+            );
+            Ok(())
+        }
         Invocation::Service(service, matches) => {
             println!("{}", service.run_command(&src, &matches).await?);
             Ok(())

@@ -199,6 +199,9 @@ async fn on_sigterm_readyz_fails_while_requests_are_still_served_then_it_exits_0
     assert_eq!(get(&format!("{base}/healthz")).await.unwrap().0, 200);
     let exit = p.wait(Duration::from_secs(20)).await;
     assert!(exit.success(), "{exit:?}");
-    assert!(asked.elapsed() >= Duration::from_secs(3), "it drained first");
+    assert!(
+        asked.elapsed() >= Duration::from_secs(3),
+        "it drained first"
+    );
     assert!(p.stderr().contains("draining"), "{}", p.stderr());
 }

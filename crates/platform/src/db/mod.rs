@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod backup;
 pub mod grouped;
 mod idle;
 pub mod inline;
@@ -303,6 +304,18 @@ fn no_transaction<DB: sea_orm::sqlx::Database>(conn: &mut DB::Connection) -> boo
 }
 
 /// Whether a database error is a unique-constraint violation.
+/// The file a `sqlite:` URL names; `None` for an in-memory database.
+pub fn sqlite_file(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.contains(":memory:") || rest.contains("mode=memory") {
+        return None;
+    }
+    Some(path)
+}
+
 pub fn is_unique_violation(err: &DbErr) -> bool {
     matches!(
         err.sql_err(),

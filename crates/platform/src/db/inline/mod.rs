@@ -94,13 +94,7 @@ impl InlineReads {
     /// For the file a `sqlite:` URL names; `None` for an in-memory database
     /// (another connection would see another database).
     pub fn for_url(url: &str) -> Option<Self> {
-        let rest = url
-            .strip_prefix("sqlite://")
-            .or_else(|| url.strip_prefix("sqlite:"))?;
-        let path = rest.split('?').next().unwrap_or_default();
-        if path.is_empty() || path.contains(":memory:") || rest.contains("mode=memory") {
-            return None;
-        }
+        let path = super::sqlite_file(url)?;
         Some(Self {
             path: path.to_owned(),
             idle: Idle::new(MAX_IDLE),
