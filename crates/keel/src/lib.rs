@@ -135,6 +135,10 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     let shutdown = CancellationToken::new();
     let tasks = Tasks::new();
     tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
+    if platform.db.reach().is_watched() {
+        let reach = platform.db.reach().clone();
+        tasks.spawn("database reachability", reach.watch(tasks.token()));
+    }
     let mut registry = JobRegistry::default();
     platform.mailer.register(&mut registry);
     let mut addrs = Vec::with_capacity(services.len());

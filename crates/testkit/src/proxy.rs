@@ -1,5 +1,6 @@
-//! A loopback TCP proxy that can cut, refuse or slow the connection to a
-//! real dependency (PostgreSQL, Redis), to test outages without mocks.
+//! A loopback TCP proxy that can cut, refuse, slow or black-hole the
+//! connection to a real dependency (PostgreSQL, Redis), to test outages
+//! without mocks.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -19,6 +20,12 @@ pub enum Mode {
     /// Forward, holding back each answer from upstream this long (applies
     /// to live connections too).
     Delay(Duration),
+    /// A network that drops packets: nothing goes through in either
+    /// direction, on live connections or new ones, and nothing is closed
+    /// or refused either. What was sent meanwhile goes on when the mode
+    /// changes back, as TCP's retransmissions deliver it after a partition
+    /// heals.
+    BlackHole,
 }
 
 struct State {
@@ -109,6 +116,7 @@ async fn accept_loop(
         }
         let state = state.clone();
         tokio::spawn(async move {
+            flowing(&state).await;
             let Ok(server) = TcpStream::connect(upstream).await else {
                 return;
             };
@@ -120,11 +128,28 @@ async fn accept_loop(
     }
 }
 
+/// Waits while the mode is [`Mode::BlackHole`].
+async fn flowing(state: &Mutex<State>) {
+    while lock(state).mode == Mode::BlackHole {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 async fn pipe(client: TcpStream, server: TcpStream, state: Arc<Mutex<State>>) {
     let (mut cr, mut cw) = client.into_split();
     let (mut sr, mut sw) = server.into_split();
     let up = async {
-        let _ = tokio::io::copy(&mut cr, &mut sw).await;
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match cr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            flowing(&state).await;
+            if sw.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
         let _ = sw.shutdown().await;
     };
     let down = async {
@@ -134,6 +159,7 @@ async fn pipe(client: TcpStream, server: TcpStream, state: Arc<Mutex<State>>) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
+            flowing(&state).await;
             let mode = lock(&state).mode;
             if let Mode::Delay(delay) = mode {
                 lock(&state).held += 1;

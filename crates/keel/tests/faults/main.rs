@@ -12,6 +12,7 @@ mod harness;
 mod kills;
 mod load;
 mod nodes;
+mod partition;
 mod postgres;
 mod providers;
 mod redis;

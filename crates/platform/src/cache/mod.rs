@@ -129,11 +129,13 @@ impl Cache {
         }
     }
 
-    /// Fail fast while Redis is away instead of holding requests.
+    /// Fail fast while Redis is away instead of holding requests: a command
+    /// takes well under a millisecond, so one without an answer in a second
+    /// (a partition drops packets without an error) is a Redis away.
     fn manager_config() -> ConnectionManagerConfig {
         ConnectionManagerConfig::new()
-            .set_response_timeout(Some(Duration::from_secs(3)))
-            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(1)))
+            .set_connection_timeout(Some(Duration::from_secs(1)))
             .set_number_of_retries(2)
     }
 

@@ -79,6 +79,9 @@ pub struct DatabaseConfig {
     /// Short PostgreSQL reads on connections outside the pool
     /// (`db::short_pg`), half of `max_connections`.
     pub pg_short_reads: bool,
+    /// PostgreSQL's `statement_timeout` for keel's connections (zero: none;
+    /// migrations have none).
+    pub statement_timeout: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -261,6 +264,8 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
             .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
         sqlite_inline_reads: src.bool_or("KEEL_SQLITE_INLINE_READS", true)?,
         pg_short_reads: src.bool_or("KEEL_PG_SHORT_READS", true)?,
+        statement_timeout: src
+            .secs_or("KEEL_DB_STATEMENT_TIMEOUT_SECS", Duration::from_secs(60))?,
     })
 }
 

@@ -12,6 +12,7 @@ pub mod backup;
 pub mod grouped;
 mod idle;
 pub mod inline;
+pub mod reach;
 pub mod short_pg;
 mod sqlite_time;
 
@@ -33,6 +34,8 @@ pub struct Db {
     inline: Option<Arc<inline::InlineReads>>,
     /// Short reads on connections outside the pool (PostgreSQL only).
     short: Option<Arc<short_pg::ShortReads>>,
+    /// Whether the database can be reached at all.
+    reach: reach::Reach,
 }
 
 impl Db {
@@ -48,12 +51,18 @@ impl Db {
                 } else {
                     0
                 };
-                let short =
-                    short_pg::ShortReads::for_url(url.expose(), short_max, cfg.acquire_timeout)
-                        .map(Arc::new);
+                let limits = server_limits(cfg);
+                let short = short_pg::ShortReads::for_url(
+                    url.expose(),
+                    short_max,
+                    cfg.acquire_timeout,
+                    &limits,
+                )
+                .map(Arc::new);
                 let pooled = cfg.max_connections - short.as_ref().map_or(0, |_| short_max);
                 let mut opts = ConnectOptions::new(url.expose().to_owned());
                 common(&mut opts, cfg, pooled);
+                opts.map_sqlx_postgres_opts(move |o| o.options(limits.clone()));
                 // Ping only connections idle for a while (a restarted server or
                 // a proxy may have dropped them); busy ones go straight through.
                 opts.test_before_acquire_if_idle_for(Duration::from_secs(1));
@@ -68,6 +77,7 @@ impl Db {
                     writer: pool,
                     inline: None,
                     short,
+                    reach: reach::Reach::postgres(url.clone()),
                 })
             }
             DatabaseUrl::Sqlite(url) => {
@@ -83,9 +93,15 @@ impl Db {
                     writer,
                     inline,
                     short: None,
+                    reach: reach::Reach::local(),
                 })
             }
         }
+    }
+
+    /// Whether the database can be reached (see [`reach`]).
+    pub fn reach(&self) -> &reach::Reach {
+        &self.reach
     }
 
     /// For queries that only read.
@@ -304,6 +320,20 @@ fn no_transaction<DB: sea_orm::sqlx::Database>(conn: &mut DB::Connection) -> boo
 }
 
 /// Whether a database error is a unique-constraint violation.
+/// PostgreSQL settings for keel's connections: a statement running longer
+/// than `KEEL_DB_STATEMENT_TIMEOUT_SECS` is cancelled by the server, and a
+/// session idle inside a transaction for a minute (a client gone, a
+/// partition) is ended, releasing its locks.
+fn server_limits(cfg: &DatabaseConfig) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "statement_timeout",
+            format!("{}ms", cfg.statement_timeout.as_millis()),
+        ),
+        ("idle_in_transaction_session_timeout", "60s".to_owned()),
+    ]
+}
+
 /// The file a `sqlite:` URL names; `None` for an in-memory database.
 pub fn sqlite_file(url: &str) -> Option<&str> {
     let rest = url

@@ -52,7 +52,12 @@ impl std::fmt::Debug for ShortReads {
 impl ShortReads {
     /// For the server `url` names; `None` when `max` is zero or the URL is
     /// not one sqlx reads (the pool then reports it).
-    pub fn for_url(url: &str, max: u32, wait: Duration) -> Option<Self> {
+    pub fn for_url(
+        url: &str,
+        max: u32,
+        wait: Duration,
+        limits: &[(&'static str, String)],
+    ) -> Option<Self> {
         if max == 0 {
             return None;
         }
@@ -60,6 +65,7 @@ impl ShortReads {
         Some(Self {
             options: options
                 .application_name("keel short reads")
+                .options(limits.iter().cloned())
                 .disable_statement_logging(),
             idle: Idle::new(usize::MAX),
             slots: Semaphore::new(usize::try_from(max).unwrap_or(1)),

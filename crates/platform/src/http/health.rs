@@ -114,7 +114,7 @@ pub async fn check(
     tasks: Option<&Tasks>,
     redis_needed: Redis,
 ) -> (StatusCode, Json<Health>) {
-    let (db, redis) = tokio::join!(db.ping_within(CHECK_TIMEOUT), async {
+    let (db, redis) = tokio::join!(reachable_within(db, CHECK_TIMEOUT), async {
         if cache.is_redis() {
             Some(cache.ping_within(CHECK_TIMEOUT).await)
         } else {
@@ -150,6 +150,14 @@ pub async fn check(
         StatusCode::SERVICE_UNAVAILABLE
     };
     (status, Json(body))
+}
+
+/// A ping, unless the database is known to be away (then at once).
+async fn reachable_within(db: &Db, within: Duration) -> Result<(), crate::check::Unhealthy> {
+    if db.reach().is_away() {
+        return Err(crate::check::Unhealthy::TimedOut);
+    }
+    db.ping_within(within).await
 }
 
 /// The health routes, documented.

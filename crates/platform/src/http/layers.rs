@@ -71,6 +71,20 @@ pub async fn refuse_nul(State(render): State<Render>, req: Request, next: Next) 
     next.run(req).await
 }
 
+/// Answers 503 a request still running [`crate::db::reach::GRACE`] after
+/// the database stopped answering altogether (a partition), rather than
+/// let it wait for the request timeout.
+pub async fn database_away(
+    State((reach, render)): State<(crate::db::reach::Reach, Render)>,
+    req: Request,
+    next: Next,
+) -> Response {
+    tokio::select! {
+        resp = next.run(req) => resp,
+        () = reach.away_for(crate::db::reach::GRACE) => render(PlatformError::Unavailable),
+    }
+}
+
 /// Request count and latency by service, method, route and status.
 pub async fn metrics(State(service): State<&'static str>, req: Request, next: Next) -> Response {
     let started = Instant::now();

@@ -55,6 +55,7 @@ pub struct ServiceApp {
 /// panic → 500, timeout, body limit.
 pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router {
     let render = app.render;
+    let reach = readiness.db.reach().clone();
     // Metrics recorded before the recorder exists are lost: install it now.
     crate::telemetry::prometheus();
     let (router, openapi) = app
@@ -63,6 +64,15 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         .merge(docs::routes(app.name, render))
         .split_for_parts();
     let openapi = openapi_json(app.name, openapi);
+    // A database that can be partitioned away (PostgreSQL) bounds the wait.
+    let router = if reach.is_watched() {
+        router.layer(middleware::from_fn_with_state(
+            (reach, render),
+            layers::database_away,
+        ))
+    } else {
+        router
+    };
     router
         .route(
             "/openapi.json",

@@ -30,6 +30,10 @@ async fn lock_postgres(
 ) -> Result<DatabaseTransaction, MigrateError> {
     let txn = db.write().begin().await?;
     let timeout_ms = cfg.table_lock_timeout.as_millis();
+    // No statement limit for a migration (an index built on a large table
+    // may take minutes); its table locks are bounded instead.
+    txn.execute_unprepared("SET LOCAL statement_timeout = 0")
+        .await?;
     txn.execute_unprepared(&format!("SET LOCAL lock_timeout = {timeout_ms}"))
         .await?;
     let key = advisory_key(&txn).await?;

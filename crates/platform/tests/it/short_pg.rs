@@ -93,3 +93,30 @@ async fn short_reads_on_postgresql_can_be_turned_off() {
     assert!(matches!(db.try_short_pg(&one).await, Err(Miss::Off)));
     assert!(db.one_short(one).await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn postgresql_connections_carry_the_statement_and_idle_transaction_limits() {
+    let p = TestPlatform::start(&[("KEEL_DB_STATEMENT_TIMEOUT_SECS", "2")]).await;
+    if !p.platform.db.is_postgres() {
+        return;
+    }
+    let db = &p.platform.db;
+    let show = |what: &'static str| async move {
+        let row = db
+            .read()
+            .query_one_raw(Statement::from_string(
+                db.read().get_database_backend(),
+                format!("SHOW {what}"),
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        row.try_get_by_index::<String>(0).unwrap()
+    };
+    assert_eq!(show("statement_timeout").await, "2s");
+    assert_eq!(show("idle_in_transaction_session_timeout").await, "1min");
+    let started = std::time::Instant::now();
+    let slow = db.read().execute_unprepared("SELECT pg_sleep(30)").await;
+    assert!(slow.is_err(), "cancelled by the server");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
