@@ -4,10 +4,33 @@ BENCH_PORT_BASE="${BENCH_PORT_BASE:-18080}"
 KEEL_PID=""
 BENCH_DIR=""
 
+bench_ensure_gnuplot() {
+  command -v gnuplot >/dev/null && return 0
+  echo "gnuplot is missing; installing it (apt-get)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox) >/dev/null \
+    || keel_fail "could not install gnuplot"
+}
+
 bench_ensure_wrk() {
   command -v wrk >/dev/null && return 0
   echo "wrk is missing; installing it (apt-get)" >&2
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null || keel_fail "could not install wrk"
+}
+
+# The fake Expo (testkit's fake-expo) on its port, at `rate` notifications
+# a second (0: no limit).
+EXPO_PORT=$((BENCH_PORT_BASE + 30))
+EXPO_PID=""
+
+bench_fake_expo() { # rate (0 = none)
+  [ -n "$EXPO_PID" ] && kill "$EXPO_PID" 2>/dev/null && wait "$EXPO_PID" 2>/dev/null
+  "$FAKE_EXPO_BIN" "127.0.0.1:$EXPO_PORT" "$1" >/dev/null 2>&1 &
+  EXPO_PID=$!
+  for _ in $(seq 1 50); do
+    curl -fs "http://127.0.0.1:$EXPO_PORT/_fake/stats" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  keel_fail "the fake Expo did not start"
 }
 
 bench_url() { # service path

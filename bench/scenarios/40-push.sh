@@ -7,20 +7,6 @@
 # /register at 64 connections, each beside its DB floor.
 
 PUSH_DEVICES="${BENCH_PUSH_DEVICES:-100000}"
-EXPO_PORT=$((BENCH_PORT_BASE + 30))
-EXPO_PID=""
-
-bench_fake_expo() { # rate (0 = none)
-  [ -n "$EXPO_PID" ] && kill "$EXPO_PID" 2>/dev/null && wait "$EXPO_PID" 2>/dev/null
-  "$FAKE_EXPO_BIN" "127.0.0.1:$EXPO_PORT" "$1" >/dev/null 2>&1 &
-  EXPO_PID=$!
-  for _ in $(seq 1 50); do
-    curl -fs "http://127.0.0.1:$EXPO_PORT/_fake/stats" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  keel_fail "the fake Expo did not start"
-}
-
 bench_seed_devices() { # backend count
   if [ "$1" = postgres ]; then
     bench_sql postgres "INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id, registered_at, updated_at)

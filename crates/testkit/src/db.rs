@@ -149,3 +149,52 @@ impl Drop for TestDb {
         }
     }
 }
+
+/// A database of its own on the test PostgreSQL server (a release's dump
+/// is loaded into one, its schema `public`); drop it with
+/// [`PgDatabase::drop_it`].
+pub struct PgDatabase {
+    /// Its `DATABASE_URL`.
+    pub url: String,
+    server: String,
+    name: String,
+}
+
+impl PgDatabase {
+    /// Creates database `name` on the server `base` (a `postgres://` URL) names.
+    pub async fn create(base: &str, name: &str) -> Self {
+        let conn = Database::connect(base)
+            .await
+            .expect("connect to PostgreSQL");
+        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .expect("create a database");
+        let (server, query) = base.split_once('?').unwrap_or((base, ""));
+        let server = server
+            .rsplit_once('/')
+            .map_or(server, |(s, _)| s)
+            .to_owned();
+        let query = if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{query}")
+        };
+        Self {
+            url: format!("{server}/{name}{query}"),
+            server: base.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+
+    pub async fn drop_it(self) {
+        let conn = Database::connect(&self.server)
+            .await
+            .expect("connect to PostgreSQL");
+        conn.execute_unprepared(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ))
+        .await
+        .expect("drop the database");
+    }
+}

@@ -18,5 +18,6 @@ mod secrets;
 mod services;
 mod startup;
 mod svc_cli;
+mod upgrade;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");
