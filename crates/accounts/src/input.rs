@@ -1,4 +1,4 @@
-//! Request bodies: form-urlencoded (the seed's format) or JSON. A field of
+//! Request bodies: form-urlencoded (the documented format) or JSON. A field of
 //! the wrong type is a 400 naming the field; any other content type is 415.
 
 use keel_platform::http::input::Formats;

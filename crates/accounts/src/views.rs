@@ -1,4 +1,4 @@
-//! The records as the seed's clients see them: `_id`, `__v`, camelCase,
+//! The records as existing clients see them: `_id`, `__v`, camelCase,
 //! timestamps with milliseconds and `Z`.
 
 use chrono::{DateTime, Utc};
@@ -202,7 +202,7 @@ impl CodeMessage {
     }
 }
 
-/// `{code, error}` success bodies: the seed names the text field `error`.
+/// `{code, error}` success bodies: the text field is named `error`.
 #[derive(Serialize, ToSchema)]
 pub struct CodeError {
     pub code: &'static str,

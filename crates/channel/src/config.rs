@@ -94,9 +94,9 @@ pub struct Config {
     pub stream: StreamConfig,
     pub emotes: EmoteConfig,
     pub notify: NotifyConfig,
-    /// The emote refresh schedule (seed: `0 */12 * * *`).
+    /// The emote refresh schedule (default `0 */12 * * *`).
     pub emote_cron: Cron,
-    /// The analytics sampler schedule (seed: `* * * * *`).
+    /// The analytics sampler schedule (default `* * * * *`).
     pub sampler_cron: Cron,
     /// The channel-api base URL channel-web forwards `/api/*` to.
     pub api_url: Option<Url>,

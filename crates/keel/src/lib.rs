@@ -1,4 +1,4 @@
-//! keel: one process serving the seed services. `start` is the launch
+//! keel: one process serving every keel service. `start` is the launch
 //! function the binary and the test kit share.
 
 pub mod cli;

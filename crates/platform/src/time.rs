@@ -1,5 +1,5 @@
 //! Timestamps on the wire: ISO 8601 UTC with milliseconds and `Z`
-//! (`2026-01-02T03:04:05.678Z`), the shape the seeds' clients expect.
+//! (`2026-01-02T03:04:05.678Z`), the shape existing clients expect.
 
 use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 

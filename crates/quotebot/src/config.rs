@@ -2,7 +2,7 @@
 //! container reads no file). A missing or invalid value stops the process
 //! at once with a message naming the variable; the token is never printed.
 //! `CHAT_APPLICATION_ID`, `CHAT_APPLICATION_PUBLIC_KEY` and
-//! `MAIN_GUILD_ID` are not read (the seed retired them).
+//! `MAIN_GUILD_ID` are not read (they are retired).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -51,7 +51,7 @@ pub fn snowflake(src: &Source, name: &str) -> Result<u64, ConfigError> {
         })
 }
 
-/// The bot's timings: the seed's constants, each settable (for tests).
+/// The bot's timings: the documented constants, each settable (for tests).
 #[derive(Debug, Clone)]
 pub struct Timing {
     /// Between two shard spawns (discord.js: 5.5 s).
@@ -59,9 +59,9 @@ pub struct Timing {
     /// A shard not ready this long after its spawn failed to spawn.
     pub ready_timeout: Duration,
     /// Wait before exiting after a fatal shard error or a failed spawn or
-    /// shard-count lookup (seed: 15 s).
+    /// shard-count lookup (default 15 s).
     pub fatal_wait: Duration,
-    /// A stopping shard closes within this or exits anyway (seed: 20 s).
+    /// A stopping shard closes within this or exits anyway (default 20 s).
     pub shard_watchdog: Duration,
     /// The manager kills shards still alive this long after SIGTERM (22 s).
     pub kill_timeout: Duration,

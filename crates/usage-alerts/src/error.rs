@@ -1,5 +1,5 @@
 //! The usage-alerts error shape: `{"error": "..."}`, and the service's
-//! named errors (the seed's `Missing required field: <field>` among them).
+//! named errors (`Missing required field: <field>` among them).
 
 use axum::http::StatusCode;
 use keel_platform::http::input::InputError;
@@ -59,7 +59,7 @@ pub fn unauthorized() -> Error {
     status(StatusCode::UNAUTHORIZED, "Unauthorized")
 }
 
-/// The seed's message for an absent (or blank) required field.
+/// The documented message for an absent (or blank) required field.
 pub fn missing(field: &str) -> Error {
     bad_request(format!("Missing required field: {field}"))
 }

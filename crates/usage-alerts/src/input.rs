@@ -1,4 +1,4 @@
-//! JSON bodies, checked in the seed's order: first that every required field
+//! JSON bodies, checked in the documented order: first that every required field
 //! is present (`Missing required field: <field>`; absent, `null` and blank
 //! strings count as missing), then each value, read into its typed field
 //! (`Invalid field: <field> <problem>`).
@@ -60,7 +60,7 @@ pub fn typed<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, Error> {
 }
 
 /// Absent, `null`, or a string with nothing but spaces: what a client
-/// checking the seed's message calls missing. (`0` and `false` are values.)
+/// checking the documented message calls missing. (`0` and `false` are values.)
 pub fn is_missing(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,

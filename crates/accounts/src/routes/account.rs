@@ -1,4 +1,4 @@
-//! `/account/*`: the seed's account self-service endpoints.
+//! `/account/*`: the account self-service endpoints.
 
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;

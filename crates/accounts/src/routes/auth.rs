@@ -1,4 +1,4 @@
-//! `/auth/*`: getting and ending tokens (not in the seed; see docs/accounts.md).
+//! `/auth/*`: getting and ending tokens (beyond the account API; see docs/accounts.md).
 
 use axum::extract::{Path, State};
 use keel_platform::http::Json;

@@ -1,7 +1,7 @@
 //! Viewer analytics: a sample of the live session's viewer count per
 //! sampler tick, the session's peak, and a report of the current session,
 //! the last 7 days and past sessions. Samples older than 7 days are pruned
-//! (the seed's retention).
+//! (the documented retention).
 
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use crate::entity::{stream_session, viewer_sample};
 
-/// The seed's retention of analytics data.
+/// How long analytics data is kept.
 pub const RETENTION_DAYS: i64 = 7;
 /// Past sessions the report lists.
 pub const SESSIONS_LISTED: u64 = 20;

@@ -1,4 +1,4 @@
-//! SeaORM models of the channel tables (the seed names `channel_config`,
+//! SeaORM models of the channel tables (the API's names `channel_config`,
 //! `stream_sessions`, `profiles` and `panels`; the rest are keel's).
 
 pub mod asset;

@@ -21,7 +21,7 @@ async fn migrate_logs_its_start_and_end_and_creates_the_seed_tables() {
     let complete = out.find("Migrations complete.").expect(&out);
     assert!(running < complete, "{out}");
     assert_eq!(q.scalar(TABLES).await, 4);
-    // The enums in the seed's order.
+    // The enums in their documented order.
     let order = q
         .scalar(
             "SELECT CASE WHEN enum_range(NULL::\"ActivityType\")::text = '{Custom,Listening,Streaming,Playing}' \

@@ -1,4 +1,4 @@
-//! Shard supervision with the seed's rules: the shard count from Discord
+//! Shard supervision with the documented rules: the shard count from Discord
 //! (retried, or fatal), one process per shard, respawns up to the death
 //! limit, fatal errors, and the stop budgets.
 

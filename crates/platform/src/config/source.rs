@@ -151,7 +151,7 @@ impl Source {
     }
 }
 
-/// The variables that seeds name without keel's prefix and that may come
+/// The variables documented without keel's prefix and that may come
 /// from a file too.
 const UNPREFIXED: &[&str] = &[
     "DATABASE_URL",
@@ -163,7 +163,7 @@ const UNPREFIXED: &[&str] = &[
 
 /// `NAME_FILE` gives `NAME` the contents of that file (a Docker or
 /// Kubernetes secret mounted as a file), as the official PostgreSQL image
-/// does: for every `KEEL_*` variable and the seeds' unprefixed ones. One
+/// does: for every `KEEL_*` variable and the unprefixed ones. One
 /// trailing line break is dropped. Setting both is an error, and so is a
 /// file that cannot be read (named; its contents never are).
 fn with_files(mut vars: HashMap<String, String>) -> Result<HashMap<String, String>, ConfigError> {

@@ -2,7 +2,7 @@
 //! (retried until it answers), migrations (unless `SKIP_MIGRATIONS=true`),
 //! Redis (retried until it answers). Readiness says which of them the
 //! start waits for; a stop asked for meanwhile ends it cleanly. What the
-//! seed makes fatal stays fatal: a schema without history, a table lock
+//! contract makes fatal stays fatal: a schema without history, a table lock
 //! not granted in 60 s, a migration lock not granted in 2 minutes.
 
 use std::fmt::Display;

@@ -7,7 +7,7 @@ use keel_platform::sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement, Value
 
 use super::{COMPONENT, TABLES};
 
-/// The message every such abort begins with (the seed's contract).
+/// The message every such abort begins with (the documented contract).
 pub const ABORT: &str =
     "Migration aborted: Existing schema without migration history: baseline required";
 

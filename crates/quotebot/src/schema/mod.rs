@@ -1,5 +1,5 @@
 //! The migration set `quotebot` (PostgreSQL only, numbered from 0000,
-//! forward only): the seed's four tables with quoted camelCase names, its
+//! forward only): the four documented tables with quoted camelCase names, its
 //! enums and indexes. History is kept in the platform's `keel_migrations`
 //! under component `quotebot`.
 

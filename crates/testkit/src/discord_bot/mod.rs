@@ -3,7 +3,7 @@
 //! checked on every call; scripted 401/429/5xx answers) and the gateway
 //! WebSocket on the same listener (hello, identify, ready, heartbeats,
 //! guild and interaction dispatches, chosen close codes). Facts in
-//! `../shared/protocols.md`; payload shapes checked against twilight-model.
+//! Discord's documentation; payload shapes checked against twilight-model.
 
 mod gateway;
 pub mod payloads;

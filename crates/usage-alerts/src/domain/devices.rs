@@ -28,7 +28,7 @@ impl Registration {
     pub const REQUIRED: [&str; 2] = ["device_token", "platform"];
 }
 
-/// The body of DELETE /register (the seed's camelCase name).
+/// The body of DELETE /register (camelCase, unlike POST's).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Unregistration {
@@ -40,7 +40,7 @@ impl Unregistration {
     pub const REQUIRED: [&str; 1] = ["deviceToken"];
 }
 
-/// The seed's Device (elements of `devices` in GET /device).
+/// A Device (elements of `devices` in GET /device).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Device {

@@ -1,4 +1,4 @@
-//! A usage event, defined once: the seed's `UsageEventPayload` as it comes
+//! A usage event, defined once: the `UsageEventPayload` as it comes
 //! in (POST /event), as it is stored, and as it goes out in GET /history.
 
 use chrono::{DateTime, Utc};
@@ -15,7 +15,7 @@ use super::values::{Amount, Count, IsoTimestamp, Text};
 use crate::entity::event;
 use crate::error::Error;
 
-/// The seed's UsageEventPayload (body of POST /event).
+/// The UsageEventPayload (body of POST /event).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageEvent {
@@ -41,7 +41,7 @@ pub struct UsageEvent {
     pub cost_usd: Amount,
 }
 
-/// Every field of the payload is required, in the seed's order.
+/// Every field of the payload is required, in the documented order.
 pub const REQUIRED: [&str; 8] = [
     "sessionId",
     "timestamp",
@@ -96,7 +96,7 @@ impl NewEvent {
     }
 }
 
-/// A stored event as GET /history sends it (the seed's StoredEvent): the
+/// A stored event as GET /history sends it (a StoredEvent): the
 /// payload's fields plus `id`, `userId` and `createdAt`, in this order.
 /// Borrowed, so a page can be written straight from the database's rows;
 /// both reads below write this one type.

@@ -2,7 +2,7 @@
 //!
 //! Requests hand their validated event to one writer task and wait for its
 //! commit. The writer takes every event waiting (up to `MAX_BATCH`) and
-//! writes them in one transaction, in the seed's order: store the events,
+//! writes them in one transaction, in the documented order: store the events,
 //! update each user's per-day aggregate (cost, tokens, distinct sessions),
 //! load preferences, compare, and record the alerts crossed — each at most
 //! once per user, UTC day and threshold type — with their pushes enqueued as

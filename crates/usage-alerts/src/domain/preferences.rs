@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::thresholds::ThresholdConfig;
 use crate::entity::preferences;
 
-/// The seed's UserPreferences.
+/// UserPreferences, as GET and POST /preferences carry them.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserPreferences {

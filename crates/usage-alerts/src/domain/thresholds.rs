@@ -16,7 +16,7 @@ pub const MAX_THRESHOLDS: usize = 100;
 
 pub use crate::entity::kinds::Kind;
 
-/// The seed's ThresholdConfig.
+/// ThresholdConfig: one threshold of the preferences.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdConfig {
@@ -57,7 +57,7 @@ pub struct Preferences {
     pub thresholds: Vec<ThresholdConfig>,
 }
 
-/// A ThresholdConfig's fields, all required, in the seed's order.
+/// A ThresholdConfig's fields, all required, in the documented order.
 const THRESHOLD_FIELDS: [&str; 4] = ["id", "type", "value", "isEnabled"];
 
 /// Parses `{thresholds: [...]}`: presence of the list and of every entry's

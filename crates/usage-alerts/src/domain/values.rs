@@ -1,4 +1,4 @@
-//! The values the seed constrains, each parsed once at the edge: a body
+//! The values the API constrains, each parsed once at the edge: a body
 //! field of the wrong shape is refused naming the field and the rule
 //! (`Invalid field: platform must be ios or watchos`). They deserialize
 //! from the JSON values of a request body and serialize as what they hold.

@@ -27,7 +27,7 @@ pub fn missing(field: &str) -> Error {
     .with("params", vec![field.to_owned()])
 }
 
-/// A push token shaped `<Name>PushToken[<opaque>]`, as the seed writes it
+/// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
 /// (`ProviderPushToken[...]`) and as Expo issues it (`ExponentPushToken[...]`,
 /// `ExpoPushToken[...]`): a name of 1–32 letters and digits starting with a
 /// letter, and an opaque part of 1–200 printable characters without spaces
@@ -170,7 +170,7 @@ mod tests {
         assert!(valid_push_token("ExpoPushToken[abc-DEF_123]"));
         assert!(
             valid_push_token("ProviderPushToken[abc]"),
-            "the seed's own shape"
+            "the documented shape"
         );
         assert!(valid_push_token("FcmPushToken[a:b/c+d=.~]"));
         assert!(!valid_push_token("ExponentPushToken[]"));
