@@ -31,6 +31,8 @@ WORKERS = 8
 # Requests a second all workers together aim at: steady use, not saturation.
 RATE = float(os.environ.get("BENCH_SOAK_RATE", "300"))
 SAMPLE_EVERY = 5.0
+# The longest wait for the descriptors to come back once the load stops.
+AFTER_AT_MOST = 120.0
 
 
 class Client:
@@ -210,10 +212,17 @@ def main():
     stop.set()
     for th in threads:
         th.join()
-    # After the load: what is left open once it stops.
-    for _ in range(6):
+    # After the load: what is left open once it stops, until the
+    # descriptors are back to where they were idle (the pool closes idle
+    # connections after KEEL_DB_IDLE_SECS) or AFTER_AT_MOST has passed.
+    stopped = time.time()
+    back_after = None
+    while time.time() - stopped < AFTER_AT_MOST:
         time.sleep(SAMPLE_EVERY)
         rows.append((time.time() - started, *sample(pid, backend), "after"))
+        if rows[-1][2] <= baseline[1]:
+            back_after = round(time.time() - stopped)
+            break
     with open(f"{out_dir}/soak.csv", "w") as f:
         f.write("seconds,rss_mib,fds,db_connections,redis_clients,phase\n")
         for r in rows:
@@ -233,6 +242,7 @@ def main():
         "rss_last_half_range_mib": [round(min(half or [0]), 1), round(max(half or [0]), 1)],
         "fds_idle": baseline[1], "fds_peak": max(r[2] for r in rows),
         "fds_after": after[-1][2] if after else None,
+        "fds_back_to_idle_after_s": back_after,
         "db_connections_peak": max((int(r[3]) for r in rows if str(r[3]).isdigit()), default=None),
         "redis_clients_peak": max((int(r[4]) for r in rows if str(r[4]).isdigit()), default=None),
     }

@@ -3,14 +3,16 @@
 # grows (users and goals, events, devices, submissions, a push send to
 # every device each minute) and error answers among them, Redis on, while
 # keel's resident memory, open descriptors, database and Redis connections
-# are sampled every 5 s (bench/soak.py). The curves are drawn to an SVG
+# are sampled every 5 s (bench/soak.py); the pool closes idle connections
+# after 30 s here, so the descriptors can be seen coming back. The curves are drawn to an SVG
 # beside the results. Runs only when named: BENCH_ONLY=soak bench/run.
 bench_scenario() { # backend floor
   local backend=$1 secs="${BENCH_SOAK_SECS:-600}" out="$BENCH_DIR/soak"
   mkdir -p "$out"
   bench_ensure_gnuplot
   bench_fake_expo 0
-  bench_relaunch_keel REDIS_URL=redis://127.0.0.1:6379 "KEEL_REDIS_PREFIX=bench-soak-$$:" KEEL_EXPO_RATE_PER_SECOND=0
+  bench_relaunch_keel REDIS_URL=redis://127.0.0.1:6379 "KEEL_REDIS_PREFIX=bench-soak-$$:" KEEL_EXPO_RATE_PER_SECOND=0 \
+    KEEL_DB_IDLE_SECS=30
   bench_keel_cli svc admin add soak >/dev/null
   local pw
   pw=$(bench_keel_cli svc app-password add soak soak | awk -F': ' '{print $NF}' | tr -d ' ')
@@ -46,12 +48,7 @@ plot "$out/soak.csv" using 1:3 with lines title "open descriptors", \
 unset multiplot
 GP
   echo "soak $backend: $summary (curves: bench/results/$stamp-soak-$backend.svg)" >&2
-  echo "$summary" | python3 -c '
-import json, sys
-s = json.load(sys.stdin); b = sys.argv[1]
-reqs = sum(s["requests"].values())
-print(f"| {b} | soak {s[\"seconds\"]}s: {reqs} requests {s[\"requests\"]}, {s[\"users\"]} users; RSS idle {s[\"rss_idle_mib\"]}, mid {s[\"rss_mid_mib\"]}, end {s[\"rss_end_mib\"]} MiB ({s[\"rss_growth_last_half_pct\"]:+}% over the last half); descriptors {s[\"fds_idle\"]} idle, {s[\"fds_peak\"]} peak, {s[\"fds_after\"]} after | {reqs // s[\"seconds\"]} req/s | - | - | - | - | {s[\"rss_peak_mib\"]} MiB |")
-' "$backend"
+  echo "$summary" | python3 bench/soak_row.py "$backend"
   kill "$EXPO_PID" 2>/dev/null || true
   EXPO_PID=""
 }

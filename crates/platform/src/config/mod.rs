@@ -73,6 +73,9 @@ pub struct DatabaseConfig {
     pub max_connections: u32,
     pub min_connections: u32,
     pub acquire_timeout: Duration,
+    /// A pooled connection idle this long is closed (down to
+    /// `min_connections`).
+    pub idle_timeout: Duration,
     pub sqlite_busy_timeout: Duration,
     /// Short SQLite reads on the calling thread (`db::inline`).
     pub sqlite_inline_reads: bool,
@@ -260,6 +263,7 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
         max_connections,
         min_connections: src.parse_or("KEEL_DB_MIN_CONNECTIONS", 0)?,
         acquire_timeout: src.secs_or("KEEL_DB_ACQUIRE_TIMEOUT_SECS", Duration::from_secs(5))?,
+        idle_timeout: src.secs_or("KEEL_DB_IDLE_SECS", Duration::from_secs(600))?,
         sqlite_busy_timeout: src
             .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
         sqlite_inline_reads: src.bool_or("KEEL_SQLITE_INLINE_READS", true)?,

@@ -274,6 +274,7 @@ fn common(opts: &mut ConnectOptions, cfg: &DatabaseConfig, max: u32) {
         .min_connections(cfg.min_connections.min(max))
         .acquire_timeout(cfg.acquire_timeout)
         .connect_timeout(cfg.acquire_timeout)
+        .idle_timeout(cfg.idle_timeout)
         .sqlx_logging(false);
 }
 
