@@ -18,7 +18,7 @@ use axum::http::{HeaderMap, HeaderValue};
 
 use crate::config::Config;
 use crate::domain::owner::{self, Owner};
-use crate::error::{Error, trpc};
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 pub const COOKIE_NAME: &str = "channel_session";
@@ -36,19 +36,22 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
         .filter(|v| !v.is_empty())
 }
 
-/// The owner if signed in, and the client's address.
-pub struct MaybeOwner(pub Option<Owner>, pub IpAddr);
+/// Who is calling: the owner if signed in, and the client's address.
+pub struct Visitor {
+    pub owner: Option<Owner>,
+    pub peer: IpAddr,
+}
 
-impl FromRequestParts<AppState> for MaybeOwner {
+impl FromRequestParts<AppState> for Visitor {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let ip = keel_platform::http::request_client_ip(parts, &state.trusted);
+        let peer = keel_platform::http::request_client_ip(parts, &state.trusted);
         let owner = match session_token(&parts.headers) {
             Some(token) => owner::find_session(&state.platform.db, token).await?,
             None => None,
         };
-        Ok(Self(owner, ip))
+        Ok(Self { owner, peer })
     }
 }
 
@@ -60,14 +63,14 @@ impl FromRequestParts<AppState> for OwnerOnly {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let MaybeOwner(owner, _) = MaybeOwner::from_request_parts(parts, state).await?;
-        let owner = owner.ok_or_else(|| trpc("UNAUTHORIZED", "Sign in as the channel's owner"))?;
+        let visitor = Visitor::from_request_parts(parts, state).await?;
+        let owner = visitor.owner.ok_or_else(error::not_signed_in)?;
         let changes = !matches!(
             parts.method,
             axum::http::Method::GET | axum::http::Method::HEAD
         );
         if changes && !same_origin(&state.cfg, &parts.headers) {
-            return Err(trpc("FORBIDDEN", "Cross-site request refused"));
+            return Err(error::cross_site());
         }
         Ok(Self(owner))
     }

@@ -5,121 +5,118 @@
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use keel_platform::http::{ApiError, PlatformError, WireShape};
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// tRPC's error keys with their HTTP status and JSON-RPC code.
-pub const CODES: &[(&str, u16, i32)] = &[
-    ("PARSE_ERROR", 400, -32700),
-    ("BAD_REQUEST", 400, -32600),
-    ("UNAUTHORIZED", 401, -32001),
-    ("PAYMENT_REQUIRED", 402, -32002),
-    ("FORBIDDEN", 403, -32003),
-    ("NOT_FOUND", 404, -32004),
-    ("METHOD_NOT_SUPPORTED", 405, -32005),
-    ("TIMEOUT", 408, -32008),
-    ("CONFLICT", 409, -32009),
-    ("PRECONDITION_FAILED", 412, -32012),
-    ("PAYLOAD_TOO_LARGE", 413, -32013),
-    ("UNSUPPORTED_MEDIA_TYPE", 415, -32015),
-    ("UNPROCESSABLE_CONTENT", 422, -32022),
-    ("PRECONDITION_REQUIRED", 428, -32028),
-    ("TOO_MANY_REQUESTS", 429, -32029),
-    ("CLIENT_CLOSED_REQUEST", 499, -32099),
-    ("INTERNAL_SERVER_ERROR", 500, -32603),
-    ("NOT_IMPLEMENTED", 501, -32603),
-    ("BAD_GATEWAY", 502, -32603),
-    ("SERVICE_UNAVAILABLE", 503, -32603),
-    ("GATEWAY_TIMEOUT", 504, -32603),
-];
+pub use crate::trpc::error::{ErrorBody, Trpc, TrpcCode};
 
-/// The JSON-RPC code of a tRPC key.
-pub fn rpc_code(key: &str) -> i32 {
-    CODES
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .map_or(-32603, |(_, _, rpc)| *rpc)
-}
+use crate::domain::channel::UpdateError;
+use crate::domain::logo::LogoError;
+use crate::domain::owner::SetupError;
+use crate::domain::panels::PanelError;
+use crate::domain::webhook::WebhookError;
+use crate::getstream::ProviderError;
 
-/// channel-api's wire shape.
-pub struct Trpc;
-
+/// channel-api's errors, in tRPC's envelope.
 pub type Error = ApiError<Trpc>;
 
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ErrorBody {
-    pub error: ErrorShape,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ErrorShape {
-    pub message: String,
-    /// JSON-RPC 2.0 code.
-    pub code: i32,
-    pub data: ErrorData,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ErrorData {
-    pub code: String,
-    pub http_status: u16,
-    /// The procedure, when the error belongs to one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-}
-
-impl WireShape for Trpc {
-    fn platform_code(e: &PlatformError) -> &'static str {
-        match e {
-            PlatformError::NotFound => "NOT_FOUND",
-            PlatformError::MethodNotAllowed => "METHOD_NOT_SUPPORTED",
-            PlatformError::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-            PlatformError::UnsupportedMediaType(_) => "UNSUPPORTED_MEDIA_TYPE",
-            PlatformError::BadRequest(_) => "PARSE_ERROR",
-            PlatformError::Timeout => "TIMEOUT",
-            PlatformError::Internal => "INTERNAL_SERVER_ERROR",
-            // tRPC has no 507: the client is told to come back later.
-            PlatformError::Unavailable | PlatformError::StorageFull | PlatformError::Starting => {
-                "SERVICE_UNAVAILABLE"
-            }
-        }
-    }
-
-    /// A wrong field of a body is a BAD_REQUEST naming it.
-    fn input_error(e: keel_platform::http::input::InputError) -> Error {
-        match e {
-            keel_platform::http::input::InputError::Field { path, problem } if !path.is_empty() => {
-                trpc("BAD_REQUEST", format!("{path}: {problem}")).with("field", path)
-            }
-            other => Error::from(other.into_platform()),
-        }
-    }
-
-    fn body(status: StatusCode, code: &str, message: &str, data: &Map<String, Value>) -> Value {
-        serde_json::to_value(ErrorBody {
-            error: ErrorShape {
-                message: message.to_owned(),
-                code: rpc_code(code),
-                data: ErrorData {
-                    code: code.to_owned(),
-                    http_status: status.as_u16(),
-                    path: data.get("path").and_then(Value::as_str).map(str::to_owned),
-                },
-            },
-        })
-        .unwrap_or(Value::Null)
-    }
-}
-
 /// A tRPC error with its key's HTTP status.
-pub fn trpc(key: &'static str, message: impl Into<String>) -> Error {
-    let status = CODES
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .and_then(|(_, s, _)| StatusCode::from_u16(*s).ok())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    Error::api(status, key, message)
+fn trpc(code: TrpcCode, message: impl Into<String>) -> Error {
+    crate::trpc::error::error(code, message)
+}
+
+/// A procedure or route for the owner, called by someone else.
+pub fn not_signed_in() -> Error {
+    trpc(TrpcCode::Unauthorized, "Sign in as the channel's owner")
+}
+
+/// A change from another site (cross-site request protection).
+pub fn cross_site() -> Error {
+    trpc(TrpcCode::Forbidden, "Cross-site request refused")
+}
+
+/// A sign-in with a wrong email or password (the same for both).
+pub fn wrong_credentials() -> Error {
+    trpc(TrpcCode::Unauthorized, "Wrong email or password")
+}
+
+/// Over a rate limit; come back in `retry_after_secs`.
+pub fn too_many(message: &'static str, retry_after_secs: u64) -> Error {
+    trpc(TrpcCode::TooManyRequests, message).retry_after(retry_after_secs)
+}
+
+/// A stream procedure before `stream.provision`.
+pub fn not_provisioned() -> Error {
+    trpc(
+        TrpcCode::PreconditionFailed,
+        "The stream is not provisioned yet: call stream.provision",
+    )
+}
+
+/// The provider's call came without an ingest address.
+pub fn no_ingest_address() -> Error {
+    trpc(
+        TrpcCode::BadGateway,
+        "The provider's call has no RTMP ingest address",
+    )
+}
+
+pub fn no_such_logo() -> Error {
+    trpc(TrpcCode::NotFound, "No such logo")
+}
+
+/// An upload that is not multipart, or has no `file` field, or is broken.
+pub fn bad_upload(why: LogoUpload) -> Error {
+    match why {
+        LogoUpload::NotMultipart => Error::from(PlatformError::BadRequest(
+            "Send multipart/form-data with the image in the field named file".to_owned(),
+        )),
+        LogoUpload::TooLarge => Error::from(LogoError::TooLarge),
+        LogoUpload::NoFile => trpc(TrpcCode::BadRequest, "No file in the field named file"),
+        LogoUpload::Broken(text) => trpc(
+            TrpcCode::BadRequest,
+            format!("The upload is broken: {text}"),
+        ),
+    }
+}
+
+/// What is wrong with a logo upload's body.
+pub enum LogoUpload {
+    NotMultipart,
+    TooLarge,
+    NoFile,
+    Broken(String),
+}
+
+/// A provider event that is not JSON.
+pub fn event_not_json(e: &serde_json::Error) -> Error {
+    trpc(TrpcCode::BadRequest, format!("The event is not JSON: {e}"))
+}
+
+/// channel-web's proxy could not get channel-api's answer.
+pub fn proxied(why: ProxyFailure) -> Error {
+    match why {
+        ProxyFailure::TooLarge => trpc(TrpcCode::PayloadTooLarge, "The request body is too large"),
+        ProxyFailure::Unreadable => trpc(
+            TrpcCode::BadGateway,
+            "channel-api answered something unreadable",
+        ),
+        ProxyFailure::Timeout => trpc(
+            TrpcCode::GatewayTimeout,
+            "The channel API took too long to answer",
+        ),
+        ProxyFailure::Unreachable => trpc(
+            TrpcCode::BadGateway,
+            "The channel API is unreachable; try again shortly",
+        ),
+    }
+}
+
+/// Why channel-web's proxy has no answer from channel-api.
+pub enum ProxyFailure {
+    TooLarge,
+    Unreadable,
+    Timeout,
+    Unreachable,
 }
 
 /// Renders platform errors for channel-api.
@@ -170,42 +167,75 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-impl From<crate::getstream::ProviderError> for Error {
-    fn from(e: crate::getstream::ProviderError) -> Self {
+impl From<ProviderError> for Error {
+    fn from(e: ProviderError) -> Self {
         match &e {
-            crate::getstream::ProviderError::NotConfigured(missing) => {
-                trpc("PRECONDITION_FAILED", e.to_string()).with("missing", missing.clone())
+            ProviderError::NotConfigured(missing) => {
+                trpc(TrpcCode::PreconditionFailed, e.to_string()).with("missing", missing.clone())
             }
-            crate::getstream::ProviderError::Failed(_) => trpc("BAD_GATEWAY", e.to_string()),
-            crate::getstream::ProviderError::Unreachable(cause) => {
+            ProviderError::Failed(_) => trpc(TrpcCode::BadGateway, e.to_string()),
+            ProviderError::Unreachable(cause) => {
                 // Answered as the provider's failure; its cause is logged here.
                 tracing::warn!(cause = %keel_platform::failure::chain(cause), "{e}");
-                trpc("BAD_GATEWAY", e.to_string())
+                trpc(TrpcCode::BadGateway, e.to_string())
             }
-            crate::getstream::ProviderError::Signing(_) => Error::internal(e),
+            ProviderError::Signing(_) => Error::internal(e),
         }
     }
 }
 
-impl From<crate::domain::panels::PanelError> for Error {
-    fn from(e: crate::domain::panels::PanelError) -> Self {
-        use crate::domain::panels::PanelError;
+impl From<PanelError> for Error {
+    fn from(e: PanelError) -> Self {
         match e {
-            PanelError::NotFound(_) => trpc("NOT_FOUND", e.to_string()),
-            PanelError::TooMany | PanelError::NotAPermutation => trpc("BAD_REQUEST", e.to_string()),
+            PanelError::NotFound(_) => trpc(TrpcCode::NotFound, e.to_string()),
+            PanelError::TooMany | PanelError::NotAPermutation => {
+                trpc(TrpcCode::BadRequest, e.to_string())
+            }
             PanelError::Db(db) => Error::from(db),
         }
     }
 }
 
-impl From<crate::domain::channel::UpdateError> for Error {
-    fn from(e: crate::domain::channel::UpdateError) -> Self {
-        use crate::domain::channel::UpdateError;
+impl From<UpdateError> for Error {
+    fn from(e: UpdateError) -> Self {
         match e {
             UpdateError::TooManyLinks => {
-                trpc("BAD_REQUEST", e.to_string()).with("field", "socialLinks")
+                trpc(TrpcCode::BadRequest, e.to_string()).with("field", "socialLinks")
             }
             UpdateError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        match e {
+            SetupError::SetUpAlready => trpc(TrpcCode::Conflict, e.to_string()),
+            SetupError::WrongCode => {
+                trpc(TrpcCode::Unauthorized, e.to_string()).with("field", "code")
+            }
+            SetupError::Hash(h) => Error::internal(h),
+            SetupError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<LogoError> for Error {
+    fn from(e: LogoError) -> Self {
+        match e {
+            LogoError::TooLarge => trpc(TrpcCode::PayloadTooLarge, e.to_string()),
+            LogoError::WrongType => trpc(TrpcCode::UnsupportedMediaType, e.to_string()),
+            LogoError::NotAnImage(_) => trpc(TrpcCode::BadRequest, e.to_string()),
+            LogoError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<WebhookError> for Error {
+    fn from(e: WebhookError) -> Self {
+        match e {
+            WebhookError::Unauthorized(why) => trpc(TrpcCode::Unauthorized, why),
+            WebhookError::BadBody(why) => trpc(TrpcCode::BadRequest, why),
         }
     }
 }

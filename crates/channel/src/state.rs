@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use keel_platform::Platform;
 use keel_platform::state::Shared;
-use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::domain::channel::ChannelInfo;
@@ -30,23 +29,4 @@ pub struct Inner {
     /// Whose `X-Forwarded-For` is believed: `KEEL_TRUSTED_PROXIES` and
     /// loopback (channel-web forwarding from this host).
     pub trusted: Vec<std::net::IpAddr>,
-}
-
-impl Inner {
-    /// An output as the configured transformer sends it.
-    pub fn wrap(&self, data: Value) -> Value {
-        if self.cfg.superjson {
-            json!({ "json": data })
-        } else {
-            data
-        }
-    }
-
-    /// An input as the configured transformer received it.
-    pub fn unwrap(&self, input: Value) -> Value {
-        match input {
-            Value::Object(mut m) if self.cfg.superjson => m.remove("json").unwrap_or(Value::Null),
-            other => other,
-        }
-    }
 }

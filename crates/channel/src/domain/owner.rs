@@ -15,7 +15,22 @@ use keel_platform::sea_orm::{
 use super::setup_code;
 use super::values::{Email, NewPassword};
 use crate::entity::{auth_session, channel_config, owner};
-use crate::error::{Error, trpc};
+
+/// Why the owner could not be set up or set.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("The channel is set up already")]
+    SetUpAlready,
+    #[error(
+        "The set-up code is wrong: keel printed it in its log when it started \
+         (or it is KEEL_CHANNEL_SETUP_CODE)"
+    )]
+    WrongCode,
+    #[error(transparent)]
+    Hash(#[from] password::HashError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 /// The signed-in owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,20 +58,15 @@ pub struct Setup {
 /// Creates the owner and names the channel, in one transaction, if the
 /// set-up code is valid (UNAUTHORIZED otherwise); CONFLICT once an owner
 /// exists (the set-up runs once). The set-up codes go with it.
-pub async fn set_up(db: &Db, s: Setup, configured_code: Option<&Secret>) -> Result<(), Error> {
+pub async fn set_up(db: &Db, s: Setup, configured_code: Option<&Secret>) -> Result<(), SetupError> {
     let hash = password::hash(s.password.into_inner()).await?;
     let now = Utc::now();
     let txn = db.begin_write().await?;
     if owner::Entity::find().count(&txn).await? > 0 {
-        return Err(set_up_already());
+        return Err(SetupError::SetUpAlready);
     }
     if !setup_code::valid(&txn, configured_code, &s.code).await? {
-        return Err(trpc(
-            "UNAUTHORIZED",
-            "The set-up code is wrong: keel printed it in its log when it started \
-             (or it is KEEL_CHANNEL_SETUP_CODE)",
-        )
-        .with("field", "code"));
+        return Err(SetupError::WrongCode);
     }
     setup_code::clear(&txn).await?;
     let created = owner::ActiveModel {
@@ -69,7 +79,7 @@ pub async fn set_up(db: &Db, s: Setup, configured_code: Option<&Secret>) -> Resu
     .insert(&txn)
     .await;
     match created {
-        Err(e) if is_unique_violation(&e) => return Err(set_up_already()),
+        Err(e) if is_unique_violation(&e) => return Err(SetupError::SetUpAlready),
         other => other?,
     };
     channel_config::Entity::update_many()
@@ -86,13 +96,9 @@ pub async fn set_up(db: &Db, s: Setup, configured_code: Option<&Secret>) -> Resu
     Ok(())
 }
 
-fn set_up_already() -> Error {
-    trpc("CONFLICT", "The channel is set up already")
-}
-
 /// Creates the owner or replaces its email and password (the operator's
 /// CLI); every session of the old credentials ends.
-pub async fn set(db: &Db, email: &Email, password: NewPassword) -> Result<(), Error> {
+pub async fn set(db: &Db, email: &Email, password: NewPassword) -> Result<(), SetupError> {
     let hash = password::hash(password.into_inner()).await?;
     let now = Utc::now();
     let txn = db.begin_write().await?;

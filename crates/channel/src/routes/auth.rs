@@ -10,9 +10,9 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{MaybeOwner, OwnerOnly, cleared_cookie, same_origin, session_cookie};
+use crate::auth::{OwnerOnly, Visitor, cleared_cookie, same_origin, session_cookie};
 use crate::domain::owner;
-use crate::error::{Error, ErrorBody, trpc};
+use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -59,7 +59,7 @@ pub(crate) async fn limited(
     if d.allowed {
         Ok(())
     } else {
-        Err(trpc("TOO_MANY_REQUESTS", message).retry_after(d.retry_after.as_secs()))
+        Err(error::too_many(message, d.retry_after.as_secs()))
     }
 }
 
@@ -78,16 +78,16 @@ const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute"
     ))]
 pub async fn sign_in(
     State(state): State<AppState>,
-    MaybeOwner(_, ip): MaybeOwner,
+    visitor: Visitor,
     headers: HeaderMap,
     Body(body): Body<SignIn>,
 ) -> Result<Response, Error> {
     if !same_origin(&state.cfg, &headers) {
-        return Err(trpc("FORBIDDEN", "Cross-site request refused"));
+        return Err(error::cross_site());
     }
     limited(
         &state,
-        &format!("channel:sign-in:ip:{ip}"),
+        &format!("channel:sign-in:ip:{}", visitor.peer),
         PER_ADDRESS,
         SIGN_IN_LIMITED,
     )
@@ -102,7 +102,7 @@ pub async fn sign_in(
     .await?;
     let db = &state.platform.db;
     if !owner::check(db, &email, &body.password, &state.dummy_hash).await? {
-        return Err(trpc("UNAUTHORIZED", "Wrong email or password"));
+        return Err(error::wrong_credentials());
     }
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).unwrap_or_default();
     let token = owner::open_session(db, ttl).await?;
@@ -145,9 +145,9 @@ pub async fn sign_out(
 /// Who is signed in (`owner` is `null` when nobody is).
 #[utoipa::path(get, path = "/api/auth/session", tag = "auth", security((), ("session" = [])),
     responses((status = 200, body = Session)))]
-pub async fn session(MaybeOwner(o, _): MaybeOwner) -> Json<Session> {
+pub async fn session(visitor: Visitor) -> Json<Session> {
     Json(Session {
-        owner: o.map(|o| SessionOwner {
+        owner: visitor.owner.map(|o| SessionOwner {
             email: o.email,
             expires_at: o.expires_at,
         }),

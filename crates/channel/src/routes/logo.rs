@@ -7,14 +7,13 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use keel_platform::http::Json;
-use keel_platform::http::PlatformError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::OwnerOnly;
 use crate::domain::channel::logo_url;
-use crate::domain::logo::{self, LogoError, MAX_BYTES};
-use crate::error::{Error, ErrorBody, trpc};
+use crate::domain::logo::{self, MAX_BYTES};
+use crate::error::{self, Error, ErrorBody, LogoUpload};
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -42,11 +41,9 @@ impl LogoForm {
     /// Reads the first field named `file`.
     async fn read(req: Request, state: &AppState) -> Result<Self, Error> {
         let mut form = Multipart::from_request(req, state).await.map_err(|r| {
-            Error::from(match r.status() {
-                StatusCode::PAYLOAD_TOO_LARGE => PlatformError::PayloadTooLarge,
-                _ => PlatformError::BadRequest(
-                    "Send multipart/form-data with the image in the field named file".to_owned(),
-                ),
+            error::bad_upload(match r.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => LogoUpload::TooLarge,
+                _ => LogoUpload::NotMultipart,
             })
         })?;
         while let Some(field) = form.next_field().await.map_err(multipart_error)? {
@@ -55,29 +52,15 @@ impl LogoForm {
                 return Ok(Self { file });
             }
         }
-        Err(trpc("BAD_REQUEST", "No file in the field named file"))
-    }
-}
-
-impl From<LogoError> for Error {
-    fn from(e: LogoError) -> Self {
-        match e {
-            LogoError::TooLarge => trpc("PAYLOAD_TOO_LARGE", e.to_string()),
-            LogoError::WrongType => trpc("UNSUPPORTED_MEDIA_TYPE", e.to_string()),
-            LogoError::NotAnImage(_) => trpc("BAD_REQUEST", e.to_string()),
-            LogoError::Db(db) => Error::from(db),
-        }
+        Err(error::bad_upload(LogoUpload::NoFile))
     }
 }
 
 fn multipart_error(e: axum::extract::multipart::MultipartError) -> Error {
-    match e.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => Error::from(LogoError::TooLarge),
-        _ => trpc(
-            "BAD_REQUEST",
-            format!("The upload is broken: {}", e.body_text()),
-        ),
-    }
+    error::bad_upload(match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => LogoUpload::TooLarge,
+        _ => LogoUpload::Broken(e.body_text()),
+    })
 }
 
 /// Upload a new logo: judged by its content, scaled to fit 512×512,
@@ -125,7 +108,7 @@ pub async fn get(
     headers: HeaderMap,
 ) -> Result<Response, Error> {
     let hash = file.strip_suffix(".png").unwrap_or_default();
-    let not_found = || trpc("NOT_FOUND", "No such logo");
+    let not_found = error::no_such_logo;
     if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(not_found());
     }

@@ -55,8 +55,23 @@ const WEBHOOK_SIGNATURE: KeyAuth = KeyAuth {
 )]
 struct ApiDoc;
 
+/// What the document says of every procedure.
+const DESCRIBE: trpc::doc::Describe = trpc::doc::Describe {
+    security_scheme: SESSION.name,
+    signed_in: "The signed-in owner",
+    errors: "Errors come in tRPC's envelope (BAD_REQUEST naming the field, UNAUTHORIZED, PRECONDITION_FAILED when the provider is not configured or the stream not provisioned, BAD_GATEWAY when the provider fails).",
+};
+
 pub fn router(state: AppState) -> OpenApiRouter {
     let procedures = Arc::new(procedures::all());
+    let settings = trpc::Settings {
+        max_batch: state.cfg.max_batch,
+        transformer: if state.cfg.superjson {
+            trpc::Transformer::Superjson
+        } else {
+            trpc::Transformer::None
+        },
+    };
     let upload = OpenApiRouter::new()
         .routes(routes!(logo::upload))
         .layer(DefaultBodyLimit::max(logo::BODY_LIMIT));
@@ -67,7 +82,10 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(webhook::stream))
         .routes(routes!(logo::get))
         .merge(upload)
-        .route("/api/trpc/{*procedures}", trpc::route(procedures.clone()));
-    trpc::doc::document(router.get_openapi_mut(), &procedures);
+        .route(
+            "/api/trpc/{*procedures}",
+            trpc::route(procedures.clone(), settings),
+        );
+    trpc::doc::document(router.get_openapi_mut(), &procedures, &DESCRIBE);
     router.with_state(state)
 }

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::domain::webhook::{self, Effect, Outcome, WebhookError};
-use crate::error::{Error, ErrorBody, trpc};
+use crate::domain::webhook::{self, Effect, Outcome};
+use crate::error::{self, Error, ErrorBody};
 use crate::input::RawBody;
 use crate::state::AppState;
 
@@ -55,13 +55,8 @@ pub async fn stream(
         header(&headers, "x-api-key"),
         key,
         secret.expose().as_bytes(),
-    )
-    .map_err(|e| match e {
-        WebhookError::Unauthorized(why) => trpc("UNAUTHORIZED", why),
-        WebhookError::BadBody(why) => trpc("BAD_REQUEST", why),
-    })?;
-    let event: Value = serde_json::from_slice(&body)
-        .map_err(|e| trpc("BAD_REQUEST", format!("The event is not JSON: {e}")))?;
+    )?;
+    let event: Value = serde_json::from_slice(&body).map_err(|e| error::event_not_json(&e))?;
     let delivery = header(&headers, "x-webhook-id");
     let outcome = webhook::receive(&state.platform.db, delivery, &event, &state.cfg.notify).await?;
     // Also after a duplicate: its first delivery may have committed and

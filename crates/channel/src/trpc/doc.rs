@@ -9,7 +9,17 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
-use super::{Access, Kind, Procedures};
+use super::{Access, Kind, Procedure, Procedures};
+
+/// What the document says of every procedure besides its own shapes.
+pub struct Describe {
+    /// The security scheme a signed-in procedure requires.
+    pub security_scheme: &'static str,
+    /// Who a signed-in caller is, e.g. "The signed-in owner".
+    pub signed_in: &'static str,
+    /// The errors any procedure may answer, in words.
+    pub errors: &'static str,
+}
 
 type Named = Vec<(String, RefOr<Schema>)>;
 
@@ -36,7 +46,7 @@ impl Shapes {
 }
 
 /// The client errors a procedure can answer besides its own.
-fn errors(p: &super::Procedure) -> Vec<(&'static str, &'static str)> {
+fn errors<C>(p: &Procedure<C>) -> Vec<(&'static str, &'static str)> {
     let mut out = vec![(
         "405",
         "METHOD_NOT_SUPPORTED: a query by POST or a mutation by GET",
@@ -44,8 +54,8 @@ fn errors(p: &super::Procedure) -> Vec<(&'static str, &'static str)> {
     if p.doc.input.is_some() {
         out.push(("400", "BAD_REQUEST (naming the field) or PARSE_ERROR"));
     }
-    if p.access == Access::Owner {
-        out.push(("401", "UNAUTHORIZED: not signed in as the owner"));
+    if p.access == Access::SignedIn {
+        out.push(("401", "UNAUTHORIZED: not signed in"));
     }
     if p.kind == Kind::Mutation {
         out.push(("403", "FORBIDDEN: a change from another site"));
@@ -67,7 +77,11 @@ fn requires_fields(schema: &RefOr<Schema>, components: &Named) -> bool {
 }
 
 /// Adds every procedure to `doc`.
-pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
+pub fn document<C: Send + 'static>(
+    doc: &mut OpenApi,
+    procedures: &Procedures<C>,
+    describe: &Describe,
+) {
     for p in procedures.iter() {
         let envelope: RefOr<Schema> = ObjectBuilder::new()
             .property(
@@ -79,28 +93,29 @@ pub fn document(doc: &mut OpenApi, procedures: &Procedures) {
             .required("result")
             .into();
         let who = match p.access {
-            Access::Public => "Anyone.",
-            Access::Owner => "The signed-in owner (UNAUTHORIZED otherwise).",
+            Access::Public => "Anyone.".to_owned(),
+            Access::SignedIn => format!("{} (UNAUTHORIZED otherwise).", describe.signed_in),
         };
         let mut op = OperationBuilder::new()
             .securities(Some(match p.access {
                 Access::Public => Vec::new(),
-                Access::Owner => vec![SecurityRequirement::new(
-                    crate::routes::SESSION.name,
+                Access::SignedIn => vec![SecurityRequirement::new(
+                    describe.security_scheme,
                     Vec::<String>::new(),
                 )],
             }))
             .tag("trpc")
             .operation_id(Some(p.name))
             .summary(Some(p.summary))
-            .description(Some(format!(
-                "{who} Errors come in tRPC's envelope (BAD_REQUEST naming the field, UNAUTHORIZED, PRECONDITION_FAILED when the provider is not configured or the stream not provisioned, BAD_GATEWAY when the provider fails)."
-            )))
+            .description(Some(format!("{who} {}", describe.errors)))
             .response(
                 "200",
                 ResponseBuilder::new()
                     .description("The procedure's output")
-                    .content("application/json", ContentBuilder::new().schema(Some(envelope)).build()),
+                    .content(
+                        "application/json",
+                        ContentBuilder::new().schema(Some(envelope)).build(),
+                    ),
             )
             .response(
                 "default",

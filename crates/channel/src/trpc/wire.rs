@@ -15,8 +15,6 @@
 //! whole (superjson: `{"json":<line>}`); in the JSON format it applies to
 //! the data and to the error shape (`{"error":{"json":<shape>}}`).
 
-use std::sync::Mutex;
-
 use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,8 +22,8 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use keel_platform::http::{ClientError, STREAMING, WireShape};
 use serde_json::{Value, json};
 
-use crate::error::{Error, Trpc};
-use crate::state::AppState;
+use super::Settings;
+use super::error::{Error, Trpc};
 
 /// One call's outcome.
 pub struct Outcome {
@@ -67,10 +65,11 @@ impl Outcome {
     }
 
     /// The JSON envelope, the transformer applied.
-    fn envelope(self, state: &AppState) -> Value {
+    fn envelope(self, settings: Settings) -> Value {
+        let encode = |v| settings.transformer.encode(v);
         match self.result {
-            Ok(data) => json!({"result": {"data": state.wrap(data)}}),
-            Err(shape) => json!({"error": state.wrap(shape)}),
+            Ok(data) => json!({"result": {"data": encode(data)}}),
+            Err(shape) => json!({"error": encode(shape)}),
         }
     }
 }
@@ -85,13 +84,8 @@ fn common(resp: &mut Response) {
     );
 }
 
-fn with_cookies(mut resp: Response, cookies: &Mutex<Vec<HeaderValue>>) -> Response {
-    let taken = std::mem::take(
-        &mut *cookies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
-    for c in taken {
+fn with_cookies(mut resp: Response, cookies: Vec<HeaderValue>) -> Response {
+    for c in cookies {
         resp.headers_mut().append(header::SET_COOKIE, c);
     }
     resp
@@ -99,11 +93,11 @@ fn with_cookies(mut resp: Response, cookies: &Mutex<Vec<HeaderValue>>) -> Respon
 
 /// An error of the whole request (before any call ran): one envelope,
 /// whatever the format asked for, as `@trpc/server` answers.
-pub fn request_error(state: &AppState, e: Error) -> Response {
+pub fn request_error(settings: Settings, e: Error) -> Response {
     let o = Outcome::of("", Err(e));
     let status = o.status;
     let retry = o.retry_after;
-    let mut resp = (status, keel_platform::http::Json(o.envelope(state))).into_response();
+    let mut resp = (status, keel_platform::http::Json(o.envelope(settings))).into_response();
     common(&mut resp);
     if let Some(secs) = retry {
         resp.headers_mut()
@@ -115,10 +109,10 @@ pub fn request_error(state: &AppState, e: Error) -> Response {
 /// The JSON answer: one envelope, or an array of them for a batch; the
 /// calls' common status, or 207 when they differ.
 pub fn json(
-    state: &AppState,
+    settings: Settings,
     batch: bool,
     outcomes: Vec<Outcome>,
-    cookies: &Mutex<Vec<HeaderValue>>,
+    cookies: Vec<HeaderValue>,
 ) -> Response {
     let retry_after = outcomes.iter().filter_map(|o| o.retry_after).max();
     let status = match outcomes.first() {
@@ -126,7 +120,7 @@ pub fn json(
         Some(_) => StatusCode::MULTI_STATUS,
         None => StatusCode::OK,
     };
-    let mut bodies = outcomes.into_iter().map(|o| o.envelope(state));
+    let mut bodies = outcomes.into_iter().map(|o| o.envelope(settings));
     let body = if batch {
         Value::Array(bodies.collect())
     } else {
@@ -177,12 +171,8 @@ fn lines(i: usize, result: Result<Value, Value>, ids: &mut Chunks) -> Vec<String
 }
 
 /// One line on the wire: the transformer applied, then a newline.
-fn framed(state: &AppState, line: &str) -> Bytes {
-    let mut out = if state.cfg.superjson {
-        format!("{{\"json\":{line}}}")
-    } else {
-        line.to_owned()
-    };
+fn framed(settings: Settings, line: &str) -> Bytes {
+    let mut out = settings.transformer.encode_line(line);
     out.push('\n');
     Bytes::from(out)
 }
@@ -199,7 +189,7 @@ struct Pending<F> {
     running: FuturesUnordered<F>,
     ids: Chunks,
     ping: tokio::time::Interval,
-    state: AppState,
+    settings: Settings,
 }
 
 /// The next piece of the body: a finished call's lines, or a ping.
@@ -215,7 +205,7 @@ where
             let (i, outcome) = done?;
             let text: Vec<u8> = lines(i, outcome.result, &mut p.ids)
                 .iter()
-                .flat_map(|l| framed(&p.state, l).to_vec())
+                .flat_map(|l| framed(p.settings, l).to_vec())
                 .collect();
             Some((Bytes::from(text), p))
         }
@@ -228,20 +218,20 @@ where
 /// is sent); errors are in their lines. A client that goes away drops the
 /// stream (at the next ping at the latest) and with it the calls still
 /// running.
-pub fn jsonl<F>(state: &AppState, calls: Vec<F>, cookies: &Mutex<Vec<HeaderValue>>) -> Response
+pub fn jsonl<F>(settings: Settings, calls: Vec<F>, cookies: Vec<HeaderValue>) -> Response
 where
     F: std::future::Future<Output = (usize, Outcome)> + Send + 'static,
 {
     let n = calls.len();
     let first = futures::stream::once({
-        let line = framed(state, &head(n));
+        let line = framed(settings, &head(n));
         async move { line }
     });
     let pending = Pending {
         running: calls.into_iter().collect(),
         ids: Chunks(n),
         ping: tokio::time::interval_at(tokio::time::Instant::now() + PING, PING),
-        state: state.clone(),
+        settings,
     };
     let rest = futures::stream::unfold(pending, next_piece);
     let body = first.chain(rest).map(Ok::<_, std::io::Error>);

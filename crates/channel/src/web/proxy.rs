@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
 use super::WebState;
-use crate::error::{Error, trpc};
+use crate::error::{self, Error, ProxyFailure};
 
 /// Where and how requests are forwarded.
 pub struct Proxy {
@@ -154,7 +154,7 @@ pub async fn forward(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    let too_large = || trpc("PAYLOAD_TOO_LARGE", "The request body is too large");
+    let too_large = || error::proxied(ProxyFailure::TooLarge);
     if declared.is_some_and(|n| n > proxy.limit) {
         return BodyRead::default().close_if_unread(failure(&path, too_large()));
     }
@@ -190,27 +190,13 @@ pub async fn forward(
                 *h = end_to_end(resp.headers(), false);
             }
             out.body(Body::from_stream(resp.bytes_stream()))
-                .unwrap_or_else(|_| {
-                    failure(
-                        &path,
-                        trpc("BAD_GATEWAY", "channel-api answered something unreadable"),
-                    )
-                })
+                .unwrap_or_else(|_| failure(&path, error::proxied(ProxyFailure::Unreadable)))
         }
         Err(_) if read.over.load(Ordering::SeqCst) => failure(&path, too_large()),
-        Err(e) if e.is_timeout() => failure(
-            &path,
-            trpc("GATEWAY_TIMEOUT", "The channel API took too long to answer"),
-        ),
+        Err(e) if e.is_timeout() => failure(&path, error::proxied(ProxyFailure::Timeout)),
         Err(e) => {
             tracing::warn!(error = %e, base = proxy.base, "channel-api is unreachable");
-            failure(
-                &path,
-                trpc(
-                    "BAD_GATEWAY",
-                    "The channel API is unreachable; try again shortly",
-                ),
-            )
+            failure(&path, error::proxied(ProxyFailure::Unreachable))
         }
     };
     read.close_if_unread(out)

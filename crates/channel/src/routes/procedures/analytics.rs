@@ -1,14 +1,15 @@
 //! `analytics.viewers`.
 
+use super::Ctx;
 use crate::domain::{analytics, channel};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
+use crate::trpc::{Access, Kind, Procedures, no_input};
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(
         Kind::Query,
         "analytics.viewers",
-        Access::Owner,
+        Access::SignedIn,
         "Viewer samples of the current session and the last 7 days; peak and average per session",
         no_input(viewers),
     )

@@ -1,13 +1,14 @@
 //! `channel.getInfo`, `channel.update`, `profile.update`.
 
+use super::Ctx;
 use crate::domain::channel::{self, ChannelInfo, ChannelUpdate, Profile, ProfileUpdate};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
+use crate::trpc::{Access, Kind, Procedures, no_input};
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(Kind::Query, "channel.getInfo", Access::Public, "The channel: title, description, logo, profile, panels, social links, what a viewer's client needs; no secrets", no_input(get_info))
-        .procedure(Kind::Mutation, "channel.update", Access::Owner, "Changes the title, description or social links (only those given)", update)
-        .procedure(Kind::Mutation, "profile.update", Access::Owner, "Changes the profile (only the fields given; null clears an optional one)", update_profile)
+        .procedure(Kind::Mutation, "channel.update", Access::SignedIn, "Changes the title, description or social links (only those given)", update)
+        .procedure(Kind::Mutation, "profile.update", Access::SignedIn, "Changes the profile (only the fields given; null clears an optional one)", update_profile)
 }
 
 pub async fn info(ctx: &Ctx) -> Result<ChannelInfo, Error> {
@@ -32,10 +33,12 @@ async fn get_info(ctx: Ctx) -> Result<ChannelInfo, Error> {
 
 async fn update(ctx: Ctx, input: ChannelUpdate) -> Result<ChannelInfo, Error> {
     channel::update(&ctx.state.platform.db, input).await?;
-    ctx.state.info.invalidate();
+    ctx.info_changed();
     info(&ctx).await
 }
 
 async fn update_profile(ctx: Ctx, input: ProfileUpdate) -> Result<Profile, Error> {
-    Ok(channel::update_profile(&ctx.state.platform.db, input).await?)
+    let profile = channel::update_profile(&ctx.state.platform.db, input).await?;
+    ctx.info_changed();
+    Ok(profile)
 }

@@ -3,9 +3,10 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::Ctx;
 use crate::domain::emotes::{self, Emote};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
+use crate::trpc::{Access, Kind, Procedures, no_input};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EmoteList {
@@ -14,7 +15,7 @@ pub struct EmoteList {
     pub emotes: Vec<Emote>,
 }
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(
         Kind::Query,
         "emotes.list",

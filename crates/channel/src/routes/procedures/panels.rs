@@ -4,9 +4,10 @@
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::{Acknowledged, Ctx};
 use crate::domain::panels::{self, NewPanel, Panel, PanelUpdate};
 use crate::error::Error;
-use crate::trpc::{Access, Ctx, Kind, Ok, Procedures, no_input};
+use crate::trpc::{Access, Kind, Procedures, no_input};
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct PanelId {
@@ -25,39 +26,39 @@ pub struct PanelList {
     pub panels: Vec<Panel>,
 }
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(
         Kind::Query,
         "panels.list",
-        Access::Owner,
+        Access::SignedIn,
         "Every panel, in display order",
         no_input(list),
     )
     .procedure(
         Kind::Mutation,
         "panels.create",
-        Access::Owner,
+        Access::SignedIn,
         "Adds a panel at the end (at most 50)",
         create,
     )
     .procedure(
         Kind::Mutation,
         "panels.update",
-        Access::Owner,
+        Access::SignedIn,
         "Changes the fields given of a panel",
         update,
     )
     .procedure(
         Kind::Mutation,
         "panels.delete",
-        Access::Owner,
+        Access::SignedIn,
         "Deletes a panel",
         delete,
     )
     .procedure(
         Kind::Mutation,
         "panels.reorder",
-        Access::Owner,
+        Access::SignedIn,
         "Puts the panels in the order given (every id once)",
         reorder,
     )
@@ -70,20 +71,25 @@ async fn list(ctx: Ctx) -> Result<PanelList, Error> {
 }
 
 async fn create(ctx: Ctx, input: NewPanel) -> Result<Panel, Error> {
-    Ok(panels::create(&ctx.state.platform.db, input).await?)
+    let panel = panels::create(&ctx.state.platform.db, input).await?;
+    ctx.info_changed();
+    Ok(panel)
 }
 
 async fn update(ctx: Ctx, input: PanelUpdate) -> Result<Panel, Error> {
-    Ok(panels::update(&ctx.state.platform.db, input).await?)
+    let panel = panels::update(&ctx.state.platform.db, input).await?;
+    ctx.info_changed();
+    Ok(panel)
 }
 
-async fn delete(ctx: Ctx, input: PanelId) -> Result<Ok, Error> {
+async fn delete(ctx: Ctx, input: PanelId) -> Result<Acknowledged, Error> {
     panels::delete(&ctx.state.platform.db, &input.id).await?;
-    Ok(Ok::YES)
+    ctx.info_changed();
+    Ok(Acknowledged::YES)
 }
 
 async fn reorder(ctx: Ctx, input: PanelOrder) -> Result<PanelList, Error> {
-    Ok(PanelList {
-        panels: panels::reorder(&ctx.state.platform.db, &input.ids).await?,
-    })
+    let panels = panels::reorder(&ctx.state.platform.db, &input.ids).await?;
+    ctx.info_changed();
+    Ok(PanelList { panels })
 }

@@ -3,12 +3,13 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::Ctx;
 use crate::auth::session_cookie;
 use crate::domain::owner::{self, Setup};
 use crate::domain::values::{Email, NewPassword, Text};
 use crate::error::Error;
 use crate::routes::auth::limited;
-use crate::trpc::{Access, Ctx, Kind, Procedures, no_input};
+use crate::trpc::{Access, Context, Kind, Procedures, no_input};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -52,7 +53,7 @@ pub struct SetupDone {
     pub signed_in: bool,
 }
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(Kind::Query, "setup.status",
         Access::Public,
         "Whether set-up is needed, and which provider variables are missing",
@@ -100,10 +101,11 @@ async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
         ctx.state.cfg.setup_code.as_ref(),
     )
     .await?;
+    ctx.info_changed();
     let ttl = chrono::Duration::from_std(ctx.state.cfg.session_ttl).unwrap_or_default();
     let token = owner::open_session(db, ttl).await?;
     if let Some(c) = session_cookie(&ctx.state.cfg, &token, ttl.num_seconds()) {
-        ctx.set_cookie(c);
+        ctx.cookies().set(c);
     }
     Ok(SetupDone { signed_in: true })
 }

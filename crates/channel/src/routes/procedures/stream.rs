@@ -9,13 +9,14 @@ use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::{Acknowledged, Ctx};
 use crate::domain::channel;
 use crate::domain::live::{self, LiveStatus};
 use crate::entity::channel_config;
-use crate::error::{Error, trpc};
+use crate::error::{self, Error};
 use crate::getstream::{ANONYMOUS, CALL_TYPE};
 use crate::routes::auth::limited;
-use crate::trpc::{Access, Ctx, Kind, Ok, Procedures, no_input};
+use crate::trpc::{Access, Kind, Procedures, no_input};
 
 /// How long a viewer token is good for.
 const VIEWER_TOKEN_TTL: Duration = Duration::from_secs(6 * 3600);
@@ -55,24 +56,17 @@ pub struct ViewerToken {
     pub hls_playlist_url: Option<String>,
 }
 
-pub fn add(p: Procedures) -> Procedures {
+pub fn add(p: Procedures<Ctx>) -> Procedures<Ctx> {
     p.procedure(Kind::Query, "stream.isLive", Access::Public, "Whether the channel is live, since when, and how many watch (polled every 10 s; served from a cache)", no_input(is_live))
-        .procedure(Kind::Mutation, "stream.provision", Access::Owner, "Gets or creates the provider's livestream call and its chat; stores their ids; idempotent", no_input(provision))
-        .procedure(Kind::Query, "stream.credentials", Access::Owner, "The RTMPS URL and the stream key for OBS", no_input(credentials))
-        .procedure(Kind::Mutation, "stream.goLive", Access::Owner, "Makes the call public (starts HLS); the provider then reports it live", no_input(go_live))
-        .procedure(Kind::Mutation, "stream.end", Access::Owner, "Stops the live stream at the provider and ends the live state at once", no_input(end))
+        .procedure(Kind::Mutation, "stream.provision", Access::SignedIn, "Gets or creates the provider's livestream call and its chat; stores their ids; idempotent", no_input(provision))
+        .procedure(Kind::Query, "stream.credentials", Access::SignedIn, "The RTMPS URL and the stream key for OBS", no_input(credentials))
+        .procedure(Kind::Mutation, "stream.goLive", Access::SignedIn, "Makes the call public (starts HLS); the provider then reports it live", no_input(go_live))
+        .procedure(Kind::Mutation, "stream.end", Access::SignedIn, "Stops the live stream at the provider and ends the live state at once", no_input(end))
         .procedure(Kind::Query, "stream.viewerToken", Access::Public, "What a browser needs to watch and chat anonymously", no_input(viewer_token))
 }
 
 async fn is_live(ctx: Ctx) -> Result<LiveStatus, Error> {
     Ok(ctx.state.live.status().await?.as_ref().clone())
-}
-
-fn not_provisioned() -> Error {
-    trpc(
-        "PRECONDITION_FAILED",
-        "The stream is not provisioned yet: call stream.provision",
-    )
 }
 
 async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
@@ -81,12 +75,7 @@ async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
     s.upsert_broadcaster().await?;
     let call = s.get_or_create_call().await?;
     let chat = s.get_or_create_chat().await?;
-    let rtmps = call.rtmp_address.ok_or_else(|| {
-        trpc(
-            "BAD_GATEWAY",
-            "The provider's call has no RTMP ingest address",
-        )
-    })?;
+    let rtmps = call.rtmp_address.ok_or_else(error::no_ingest_address)?;
     channel_config::Entity::update_many()
         .col_expr(
             channel_config::Column::StreamCallId,
@@ -104,6 +93,7 @@ async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
         .filter(channel_config::Column::Id.eq(channel_config::ID))
         .exec(ctx.state.platform.db.write())
         .await?;
+    ctx.info_changed();
     Ok(Provisioned {
         stream_call_id: s.call_id().to_owned(),
         call_cid: call.cid,
@@ -114,27 +104,27 @@ async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
 
 async fn credentials(ctx: Ctx) -> Result<Credentials, Error> {
     let c = channel::config(&ctx.state.platform.db).await?;
-    let rtmps_url = c.rtmps_url.ok_or_else(not_provisioned)?;
+    let rtmps_url = c.rtmps_url.ok_or_else(error::not_provisioned)?;
     Ok(Credentials {
         rtmps_url,
         stream_key: ctx.state.stream.broadcaster_token()?,
     })
 }
 
-async fn go_live(ctx: Ctx) -> Result<Ok, Error> {
+async fn go_live(ctx: Ctx) -> Result<Acknowledged, Error> {
     let c = channel::config(&ctx.state.platform.db).await?;
     if c.stream_call_id.is_none() {
-        return Err(not_provisioned());
+        return Err(error::not_provisioned());
     }
     ctx.state.stream.go_live().await?;
-    Ok(Ok::YES)
+    Ok(Acknowledged::YES)
 }
 
 async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
     let db = &ctx.state.platform.db;
     let c = channel::config(db).await?;
     if c.stream_call_id.is_none() {
-        return Err(not_provisioned());
+        return Err(error::not_provisioned());
     }
     ctx.state.stream.stop_live().await?;
     live::end_now(db).await?;
@@ -153,7 +143,7 @@ async fn viewer_token(ctx: Ctx) -> Result<ViewerToken, Error> {
     let s = &ctx.state.stream;
     let c = channel::config(&ctx.state.platform.db).await?;
     let (Some(call_id), Some(chat)) = (c.stream_call_id, c.chat_channel_cid) else {
-        return Err(not_provisioned());
+        return Err(error::not_provisioned());
     };
     // Signed here: a viewer token costs the provider nothing.
     let token = s.viewer_token(VIEWER_TOKEN_TTL)?;
