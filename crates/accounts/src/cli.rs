@@ -10,9 +10,9 @@ use keel_platform::Platform;
 use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::sea_orm::sea_query::Expr;
 
-use crate::auth::cache::SessionCache;
 use crate::domain::users;
 use crate::entity::user::Column;
+use crate::identity::cache::SessionCache;
 
 #[derive(Debug, Subcommand)]
 pub enum AccountsCommand {

@@ -1,5 +1,6 @@
-//! The accounts error shape: `{"code": "UPPER_SNAKE", "message": "..."}`,
-//! and the service's named errors.
+//! The accounts error shape, `{"code": "UPPER_SNAKE", "message": "..."}`,
+//! and the one place where an error's status and code are chosen: the
+//! domain's errors are mapped here, and the edge's own are made here.
 
 use axum::http::StatusCode;
 use keel_platform::http::input::InputError;
@@ -7,10 +8,46 @@ use keel_platform::http::{ApiError, PlatformError, WireShape};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::domain::auth::AuthError;
+use crate::domain::email::EmailChangeError;
+use crate::domain::fields::Invalid;
+use crate::domain::goals::GoalError;
+use crate::domain::profile::ProfileError;
+use crate::domain::sessions::SessionError;
+use crate::domain::two_factor::TwoFactorError;
+use crate::domain::users::UserError;
+use crate::id::InvalidId;
+
 /// The accounts wire shape.
 pub struct Wire;
 
 pub type Error = ApiError<Wire>;
+
+/// The error codes of the API, as the mapping below and the OpenAPI
+/// document both name them.
+pub mod code {
+    pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
+    pub const INVALID_ID: &str = "INVALID_ID";
+    pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
+    pub const NOT_FOUND: &str = "NOT_FOUND";
+    pub const ACCOUNT_BANNED: &str = "ACCOUNT_BANNED";
+    pub const INVALID_CREDENTIALS: &str = "INVALID_CREDENTIALS";
+    pub const TWO_FACTOR_REQUIRED: &str = "TWO_FACTOR_REQUIRED";
+    pub const INVALID_CODE: &str = "INVALID_CODE";
+    pub const INVALID_TOKEN: &str = "INVALID_TOKEN";
+    pub const INVALID_PASSWORD: &str = "INVALID_PASSWORD";
+    pub const USERNAME_TAKEN: &str = "USERNAME_TAKEN";
+    pub const EMAIL_TAKEN: &str = "EMAIL_TAKEN";
+    pub const EMAIL_CHANGE_NOT_PENDING: &str = "EMAIL_CHANGE_NOT_PENDING";
+    pub const GOAL_LIMIT_REACHED: &str = "GOAL_LIMIT_REACHED";
+    pub const TWO_FACTOR_ALREADY_ENABLED: &str = "TWO_FACTOR_ALREADY_ENABLED";
+    pub const TWO_FACTOR_NOT_ENABLED: &str = "TWO_FACTOR_NOT_ENABLED";
+    pub const TWO_FACTOR_NOT_PENDING: &str = "TWO_FACTOR_NOT_PENDING";
+    pub const TOO_MANY_ATTEMPTS: &str = "TOO_MANY_ATTEMPTS";
+    pub const TOO_MANY_REQUESTS: &str = "TOO_MANY_REQUESTS";
+}
+
+use code::*;
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
@@ -22,7 +59,7 @@ pub struct ErrorBody {
 impl WireShape for Wire {
     fn platform_code(e: &PlatformError) -> &'static str {
         match e {
-            PlatformError::NotFound => "NOT_FOUND",
+            PlatformError::NotFound => NOT_FOUND,
             PlatformError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             PlatformError::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             PlatformError::UnsupportedMediaType(_) => "UNSUPPORTED_MEDIA_TYPE",
@@ -46,51 +83,181 @@ impl WireShape for Wire {
     fn input_error(e: InputError) -> Error {
         match e {
             InputError::Field { path, problem } if !path.is_empty() => {
-                validation(&path, &format!("is invalid: {problem}"))
+                Error::from(Invalid::new(&path, format!("is invalid: {problem}")))
             }
             other => Error::from(other.into_platform()),
         }
     }
 }
 
-/// 400 `VALIDATION_ERROR`; the message names the field.
-pub fn validation(field: &str, problem: &str) -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
-        "VALIDATION_ERROR",
-        format!("{field} {problem}"),
+/// 401 `UNAUTHORIZED` with `message`.
+fn unauthorized(message: impl Into<String>) -> Error {
+    Error::unauthorized(UNAUTHORIZED, message)
+}
+
+fn not_found(what: &str) -> Error {
+    Error::not_found(NOT_FOUND, format!("{what} not found"))
+}
+
+fn too_many(code: &'static str, message: impl Into<String>, retry_after_secs: u64) -> Error {
+    Error::too_many(code, message).retry_after(retry_after_secs)
+}
+
+/// No `Authorization: Bearer` header.
+pub fn no_token() -> Error {
+    unauthorized("A bearer access token is required")
+}
+
+pub fn token_expired() -> Error {
+    unauthorized("The access token has expired")
+}
+
+pub fn token_invalid() -> Error {
+    unauthorized("The access token is invalid")
+}
+
+/// The token's session was revoked or has expired.
+pub fn session_ended() -> Error {
+    unauthorized("The session has ended")
+}
+
+pub fn banned() -> Error {
+    Error::forbidden(ACCOUNT_BANNED, "This account is banned")
+}
+
+/// No live session of this user has the id.
+pub fn no_such_session() -> Error {
+    not_found("Session")
+}
+
+/// Over a sign-in or registration limit.
+pub fn too_many_attempts(retry_after_secs: u64) -> Error {
+    too_many(
+        TOO_MANY_REQUESTS,
+        "Too many attempts; try again in a minute",
+        retry_after_secs,
     )
-}
-
-pub fn required(field: &str) -> Error {
-    validation(field, "is required")
-}
-
-pub fn invalid_id(field: &str) -> Error {
-    Error::api(
-        StatusCode::BAD_REQUEST,
-        "INVALID_ID",
-        format!("{field} must be a 24-character hexadecimal id"),
-    )
-}
-
-pub fn unauthorized(message: &str) -> Error {
-    Error::api(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", message)
-}
-
-pub fn not_found(what: &str) -> Error {
-    Error::api(
-        StatusCode::NOT_FOUND,
-        "NOT_FOUND",
-        format!("{what} not found"),
-    )
-}
-
-pub fn too_many(code: &'static str, message: &str, retry_after_secs: u64) -> Error {
-    Error::api(StatusCode::TOO_MANY_REQUESTS, code, message).retry_after(retry_after_secs)
 }
 
 /// Renders platform errors for this service.
 pub fn render(e: PlatformError) -> axum::response::Response {
     keel_platform::http::api_error::render::<Wire>(e)
+}
+
+impl From<Invalid> for Error {
+    fn from(e: Invalid) -> Self {
+        Error::bad_request(VALIDATION_ERROR, e.to_string())
+    }
+}
+
+impl From<InvalidId> for Error {
+    fn from(e: InvalidId) -> Self {
+        Error::bad_request(INVALID_ID, e.to_string())
+    }
+}
+
+impl From<UserError> for Error {
+    fn from(e: UserError) -> Self {
+        match e {
+            UserError::NotFound => not_found("User"),
+            UserError::UsernameTaken => Error::conflict(USERNAME_TAKEN, e.to_string()),
+            UserError::EmailTaken => Error::conflict(EMAIL_TAKEN, e.to_string()),
+            UserError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<GoalError> for Error {
+    fn from(e: GoalError) -> Self {
+        match e {
+            GoalError::NotFound => not_found("Goal"),
+            GoalError::LimitReached => Error::conflict(GOAL_LIMIT_REACHED, e.to_string()),
+            GoalError::Writer(w) => Error::internal(w),
+            GoalError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<SessionError> for Error {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::InvalidRefresh | SessionError::RefreshReused => {
+                unauthorized(e.to_string())
+            }
+            SessionError::Banned => banned(),
+            SessionError::User(u) => Error::from(u),
+            SessionError::Issue(cause) => Error::internal(cause),
+            SessionError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<TwoFactorError> for Error {
+    fn from(e: TwoFactorError) -> Self {
+        match e {
+            TwoFactorError::AlreadyEnabled => {
+                Error::conflict(TWO_FACTOR_ALREADY_ENABLED, e.to_string())
+            }
+            TwoFactorError::NotEnabled => Error::conflict(TWO_FACTOR_NOT_ENABLED, e.to_string()),
+            TwoFactorError::NoBackupCodes => {
+                Error::forbidden(TWO_FACTOR_NOT_ENABLED, e.to_string())
+            }
+            TwoFactorError::NotPending => Error::conflict(TWO_FACTOR_NOT_PENDING, e.to_string()),
+            TwoFactorError::InvalidCode => Error::bad_request(INVALID_CODE, e.to_string()),
+            TwoFactorError::Locked { retry_after_secs } => {
+                too_many(TOO_MANY_ATTEMPTS, e.to_string(), retry_after_secs)
+            }
+            TwoFactorError::Secret(cause) => Error::internal(cause),
+            TwoFactorError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<AuthError> for Error {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::InvalidCredentials => {
+                Error::unauthorized(INVALID_CREDENTIALS, e.to_string())
+            }
+            AuthError::Banned => banned(),
+            AuthError::TwoFactorRequired => Error::unauthorized(TWO_FACTOR_REQUIRED, e.to_string()),
+            // At login a wrong second factor is a failed sign-in: 401.
+            AuthError::InvalidCode => Error::unauthorized(INVALID_CODE, e.to_string()),
+            AuthError::TwoFactor(t) => Error::from(t),
+            AuthError::User(u) => Error::from(u),
+            AuthError::InvalidToken => Error::bad_request(INVALID_TOKEN, e.to_string()),
+            AuthError::Session(s) => Error::from(s),
+            AuthError::Hash(h) => Error::internal(h),
+            AuthError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<EmailChangeError> for Error {
+    fn from(e: EmailChangeError) -> Self {
+        match e {
+            EmailChangeError::Invalid(i) => Error::from(i),
+            EmailChangeError::Taken => Error::conflict(EMAIL_TAKEN, e.to_string()),
+            EmailChangeError::NotPending => {
+                Error::conflict(EMAIL_CHANGE_NOT_PENDING, e.to_string())
+            }
+            EmailChangeError::TooSoon { retry_after_secs } => {
+                too_many(TOO_MANY_REQUESTS, e.to_string(), retry_after_secs)
+            }
+            EmailChangeError::InvalidToken => Error::bad_request(INVALID_TOKEN, e.to_string()),
+            EmailChangeError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<ProfileError> for Error {
+    fn from(e: ProfileError) -> Self {
+        match e {
+            ProfileError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
+            ProfileError::Invalid(i) => Error::from(i),
+            ProfileError::UsernameTaken => Error::conflict(USERNAME_TAKEN, e.to_string()),
+            ProfileError::Hash(h) => Error::internal(h),
+            ProfileError::Db(db) => Error::from(db),
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use keel_platform::http::input::Formats;
 use serde::{Deserialize, Deserializer};
 
-use crate::error::{self, Error};
+use crate::error::Error;
 
 keel_platform::body_extractor!(
     /// A body read as form or JSON by its `Content-Type`.
@@ -31,12 +31,4 @@ pub fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>,
         Raw::S(s) => s,
         Raw::N(n) => n.to_string(),
     }))
-}
-
-/// A present, non-empty field.
-pub fn required(value: Option<String>, field: &str) -> Result<String, Error> {
-    match value {
-        Some(v) if !v.is_empty() => Ok(v),
-        _ => Err(error::required(field)),
-    }
 }

@@ -8,6 +8,7 @@ pub mod domain;
 pub mod entity;
 pub mod error;
 pub mod id;
+pub mod identity;
 pub mod input;
 mod routes;
 mod schema;
@@ -22,9 +23,9 @@ use keel_platform::utoipa_axum::router::OpenApiRouter;
 pub use config::Config;
 pub use schema::MIGRATIONS;
 
-use crate::auth::cache::SessionCache;
-use crate::auth::geo::GeoDb;
-use crate::auth::tokens::TokenKeys;
+use crate::identity::cache::SessionCache;
+use crate::identity::geo::GeoDb;
+use crate::identity::tokens::TokenKeys;
 use crate::state::{AppState, Inner};
 
 pub const NAME: &str = "accounts";

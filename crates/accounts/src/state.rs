@@ -1,18 +1,19 @@
 //! What every accounts handler shares.
 
+use std::sync::Arc;
+
 use keel_platform::Platform;
 use keel_platform::crypto::SecretBox;
 use keel_platform::db::Db;
-use keel_platform::state::Shared;
 
-use crate::auth::cache::SessionCache;
-use crate::auth::geo::GeoDb;
-use crate::auth::tokens::TokenKeys;
 use crate::config::Config;
-use crate::entity::session;
-use keel_platform::sea_orm::EntityTrait;
+use crate::domain::sessions::Issuer;
+use crate::domain::two_factor::Keys;
+use crate::identity::cache::SessionCache;
+use crate::identity::geo::GeoDb;
+use crate::identity::tokens::TokenKeys;
 
-pub type AppState = Shared<Inner>;
+pub type AppState = Arc<Inner>;
 
 pub struct Inner {
     pub platform: Platform,
@@ -32,31 +33,21 @@ impl Inner {
         &self.platform.db
     }
 
-    /// Call after committing any change to the user's row or sessions,
-    /// before answering: every node sees it from the next request on.
-    pub async fn user_changed(&self, user_id: &str) {
-        self.sessions.forget_user(user_id);
-        self.sessions.bump(user_id).await;
+    /// What opens sessions and issues their tokens.
+    pub fn issuer(&self) -> Issuer<'_> {
+        Issuer {
+            tokens: &self.tokens,
+            geo: &self.geo,
+            refresh_ttl: self.cfg.refresh_ttl,
+        }
     }
 
-    /// Call after committing a session's revocation, before answering;
-    /// `user_id` when known (else it is looked up, only when shared).
-    pub async fn session_revoked(&self, session_id: &str, user_id: Option<&str>) {
-        self.sessions.forget_session(session_id);
-        if !self.sessions.is_shared() {
-            return;
-        }
-        let owner = match user_id {
-            Some(u) => Some(u.to_owned()),
-            None => session::Entity::find_by_id(session_id)
-                .one(self.db().read())
-                .await
-                .ok()
-                .flatten()
-                .map(|s| s.user_id),
-        };
-        if let Some(u) = owner {
-            self.sessions.bump(&u).await;
+    /// What two-factor's steps work with.
+    pub fn keys(&self) -> Keys<'_> {
+        Keys {
+            db: &self.platform.db,
+            sessions: &self.sessions,
+            secrets: &self.secrets,
         }
     }
 }

@@ -78,7 +78,13 @@ pub struct JwksVerifier {
     cfg: JwksConfig,
     cache: RwLock<KeyCache>,
     fetching: Mutex<()>,
-    verified: std::sync::Mutex<HashMap<[u8; 32], Verified>>,
+    verified: std::sync::Mutex<Remembered>,
+}
+
+/// The tokens verified lately, by digest.
+struct Remembered {
+    map: HashMap<[u8; 32], Verified>,
+    sweep: crate::cache::Sweep,
 }
 
 impl JwksVerifier {
@@ -88,11 +94,14 @@ impl JwksVerifier {
             cfg,
             cache: RwLock::new(KeyCache::default()),
             fetching: Mutex::new(()),
-            verified: std::sync::Mutex::new(HashMap::new()),
+            verified: std::sync::Mutex::new(Remembered {
+                map: HashMap::new(),
+                sweep: crate::cache::Sweep::every(VERIFIED_TTL),
+            }),
         }
     }
 
-    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Verified>> {
+    fn verified(&self) -> std::sync::MutexGuard<'_, Remembered> {
         self.verified
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -107,8 +116,8 @@ impl JwksVerifier {
         leeway: u64,
     ) -> Option<serde_json::Value> {
         let (claims, kid) = {
-            let map = self.verified();
-            let v = map.get(digest)?;
+            let remembered = self.verified();
+            let v = remembered.map.get(digest)?;
             let now = chrono::Utc::now().timestamp();
             let live = v
                 .exp
@@ -123,8 +132,9 @@ impl JwksVerifier {
     }
 
     fn remember(&self, digest: [u8; 32], fingerprint: u64, claims: &serde_json::Value, kid: &str) {
-        let mut map = self.verified();
-        if map.len() >= VERIFIED_CAPACITY {
+        let mut remembered = self.verified();
+        let Remembered { map, sweep } = &mut *remembered;
+        if sweep.due() || map.len() >= VERIFIED_CAPACITY {
             map.retain(|_, v| v.at.elapsed() < VERIFIED_TTL);
             if map.len() >= VERIFIED_CAPACITY {
                 map.clear();
@@ -212,7 +222,7 @@ impl JwksVerifier {
                 let found = fresh.keys.get(kid).cloned();
                 *self.cache.write().await = fresh;
                 // Keys may have been withdrawn: re-check every token.
-                self.verified().clear();
+                self.verified().map.clear();
                 found.ok_or(JwtError::UnknownKid)
             }
             // Keys we had are better than none while the endpoint is down.

@@ -87,7 +87,7 @@ fn build_hint(e: &reqwest::Error) -> &'static str {
 /// reqwest's error and its sources, `a: b: c`; no URL when the error was
 /// redacted.
 fn describe(e: &reqwest::Error) -> String {
-    crate::http::api_error::chain(e)
+    crate::failure::chain(e)
 }
 
 impl HttpClient {

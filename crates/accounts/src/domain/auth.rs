@@ -2,22 +2,49 @@
 
 use chrono::Utc;
 use keel_platform::crypto;
-use keel_platform::db::is_unique_violation;
+use keel_platform::db::{Db, is_unique_violation};
 use keel_platform::mail::{self, Mail};
+use keel_platform::password::{self, HashError};
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
 };
 
 use super::fields::{Email, Password, Username};
-use super::sessions::{self, TokenPair};
-use super::{two_factor, users};
-use crate::auth::extract::{Client, banned};
+use super::sessions::{self, Client, Issuer, SessionError, TokenPair};
+use super::two_factor::{self, TwoFactorError};
+use super::users::{self, UserError};
 use crate::entity::{email_verification, user};
-use crate::error::Error;
-use crate::id::new_id;
-use crate::state::AppState;
-use keel_platform::password;
+use crate::id::UserId;
+use crate::identity::cache::SessionCache;
+
+/// Why a registration, a login or a verification was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("Invalid login or password")]
+    InvalidCredentials,
+    #[error("This account is banned")]
+    Banned,
+    #[error(
+        "Two-factor authentication is on: send a code from the authenticator app or a backup code"
+    )]
+    TwoFactorRequired,
+    /// A wrong second factor at login.
+    #[error("The code is wrong or was already used")]
+    InvalidCode,
+    #[error(transparent)]
+    TwoFactor(TwoFactorError),
+    #[error(transparent)]
+    User(#[from] UserError),
+    #[error("The token is unknown or has expired")]
+    InvalidToken,
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 pub struct Registration {
     pub username: Username,
@@ -27,25 +54,24 @@ pub struct Registration {
 
 const VERIFY_TTL_HOURS: i64 = 24;
 
-/// Creates the user, opens its first session and sends the verification mail.
+/// Creates the user, opens its first session and sends the verification
+/// mail (with a link when `verify_link` is set).
 pub async fn register(
-    state: &AppState,
+    db: &Db,
+    (issuer, verify_link): (&Issuer<'_>, Option<&str>),
     r: Registration,
     client: &Client,
-) -> Result<(user::Model, TokenPair), Error> {
-    let db = state.db();
+) -> Result<(user::Model, TokenPair), AuthError> {
     if users::username_taken(db.read(), &r.username.key(), None).await? {
-        return Err(users::username_taken_error());
+        return Err(UserError::UsernameTaken.into());
     }
     if users::email_taken(db.read(), &r.email.key(), None).await? {
-        return Err(users::email_taken_error());
+        return Err(UserError::EmailTaken.into());
     }
-    let hash = password::hash(r.password.into_inner())
-        .await
-        .map_err(Error::internal)?;
+    let hash = password::hash(r.password.into_inner()).await?;
     let now = Utc::now();
     let model = user::ActiveModel {
-        id: Set(new_id()),
+        id: Set(UserId::generate().into_string()),
         username: Set(r.username.as_str().to_owned()),
         username_key: Set(r.username.key()),
         email: Set(r.email.as_str().to_owned()),
@@ -71,27 +97,26 @@ pub async fn register(
         Err(e) if is_unique_violation(&e) => {
             drop(txn);
             // Lost a race with another registration: say which value.
-            return Err(
-                if users::username_taken(db.read(), &r.username.key(), None).await? {
-                    users::username_taken_error()
-                } else {
-                    users::email_taken_error()
-                },
-            );
+            let taken = if users::username_taken(db.read(), &r.username.key(), None).await? {
+                UserError::UsernameTaken
+            } else {
+                UserError::EmailTaken
+            };
+            return Err(taken.into());
         }
         Err(e) => return Err(e.into()),
     };
-    send_verification(&txn, state, &created).await?;
-    let pair = sessions::open(&txn, state, &created.id, client).await?;
+    send_verification(&txn, verify_link, &created).await?;
+    let pair = sessions::open(&txn, issuer, &created.id, client).await?;
     txn.commit().await?;
     Ok((created, pair))
 }
 
 async fn send_verification<C: ConnectionTrait>(
     conn: &C,
-    state: &AppState,
+    verify_link: Option<&str>,
     u: &user::Model,
-) -> Result<(), Error> {
+) -> Result<(), DbErr> {
     let token = crypto::random_token(32);
     email_verification::ActiveModel {
         token_hash: Set(crypto::sha256_hex(token.as_bytes())),
@@ -101,10 +126,7 @@ async fn send_verification<C: ConnectionTrait>(
     }
     .insert(conn)
     .await?;
-    let link = state
-        .cfg
-        .email_verify_link
-        .as_ref()
+    let link = verify_link
         .map(|base| format!("\nOr open {base}{token}\n"))
         .unwrap_or_default();
     let text = format!(
@@ -123,64 +145,66 @@ async fn send_verification<C: ConnectionTrait>(
     Ok(())
 }
 
-fn invalid_credentials() -> Error {
-    Error::unauthorized("INVALID_CREDENTIALS", "Invalid login or password")
+/// What a login checks.
+pub struct Login {
+    /// Username or email.
+    pub login: String,
+    pub password: String,
+    /// The second factor, when it is on.
+    pub code: Option<String>,
 }
 
 /// Checks the credentials (and the second factor when it is on) and opens a
-/// session. An unknown login costs the same password hash as a known one.
+/// session. An unknown login costs the same password hash (`dummy_hash`) as
+/// a known one.
 pub async fn login(
-    state: &AppState,
-    login: &str,
-    pass: String,
-    code: Option<String>,
+    keys: two_factor::Keys<'_>,
+    (issuer, dummy_hash): (&Issuer<'_>, &str),
+    attempt: Login,
     client: &Client,
-) -> Result<(user::Model, TokenPair), Error> {
-    let db = state.db();
-    let found = users::find_by_login(db.read(), login).await?;
+) -> Result<(user::Model, TokenPair), AuthError> {
+    let db = keys.db;
+    let found = users::find_by_login(db.read(), &attempt.login).await?;
     let hash = found
         .as_ref()
-        .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
-    let matches = password::verify(pass, hash).await;
+        .map_or_else(|| dummy_hash.to_owned(), |u| u.password_hash.clone());
+    let matches = password::verify(attempt.password, hash).await;
     let u = match found {
         Some(u) if matches => u,
-        _ => return Err(invalid_credentials()),
+        _ => return Err(AuthError::InvalidCredentials),
     };
     if u.is_banned {
-        return Err(banned());
+        return Err(AuthError::Banned);
     }
     if u.two_factor {
-        let code = code.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
-            Error::unauthorized("TWO_FACTOR_REQUIRED",
-                "Two-factor authentication is on: send a code from the authenticator app or a backup code",
-            )
-        })?;
-        two_factor::check_second_factor(state, &u, &code)
+        let code = attempt
+            .code
+            .filter(|c| !c.trim().is_empty())
+            .ok_or(AuthError::TwoFactorRequired)?;
+        two_factor::check_second_factor(keys, &u, &code)
             .await
-            .map_err(|e| match e.code() {
-                Some("INVALID_CODE") => Error::unauthorized("INVALID_CODE", e.message()),
-                _ => e,
+            .map_err(|e| match e {
+                TwoFactorError::InvalidCode => AuthError::InvalidCode,
+                other => AuthError::TwoFactor(other),
             })?;
     }
     let txn = db.begin_write().await?;
-    let pair = sessions::open(&txn, state, &u.id, client).await?;
+    let pair = sessions::open(&txn, issuer, &u.id, client).await?;
     txn.commit().await?;
     Ok((u, pair))
 }
 
 /// Confirms the address a verification mail went to.
-pub async fn verify_email(state: &AppState, token: &str) -> Result<(), Error> {
-    let db = state.db();
-    let invalid = || Error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
+pub async fn verify_email(db: &Db, cache: &SessionCache, token: &str) -> Result<(), AuthError> {
     let hash = crypto::sha256_hex(token.as_bytes());
     let v = email_verification::Entity::find_by_id(hash.as_str())
         .one(db.read())
         .await?
         .filter(|v| v.expires_at > Utc::now())
-        .ok_or_else(invalid)?;
-    let u = users::find(db.read(), &v.user_id).await?;
+        .ok_or(AuthError::InvalidToken)?;
+    let u = users::find(db.read(), &UserId::stored(v.user_id.as_str())).await?;
     if u.email != v.email {
-        return Err(invalid());
+        return Err(AuthError::InvalidToken);
     }
     let txn = db.begin_write().await?;
     if !u.email_verified {
@@ -194,6 +218,6 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), Error> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    state.user_changed(&u.id).await;
+    cache.user_changed(&u.id).await;
     Ok(())
 }

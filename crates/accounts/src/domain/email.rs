@@ -1,49 +1,81 @@
 //! Changing the email address: a token mailed to the new address confirms
 //! it; the old address is told once it is done.
 
+use std::time::Duration;
+
 use chrono::Utc;
 use keel_platform::crypto;
+use keel_platform::db::Db;
 use keel_platform::mail::{self, Mail};
 use keel_platform::sea_orm::sea_query::{Expr, OnConflict};
-use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set};
 
-use super::fields::Email;
+use super::fields::{Email, Invalid};
 use super::users;
 use crate::entity::{email_change, user};
-use crate::error::{self, Error};
-use crate::state::AppState;
+use crate::identity::cache::SessionCache;
 
 pub const TOKEN_TTL_HOURS: i64 = 24;
 
+/// Why a change of address was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum EmailChangeError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("This email address is already used by another account")]
+    Taken,
+    #[error("No email change is pending")]
+    NotPending,
+    #[error("A confirmation was sent moments ago; wait before asking again")]
+    TooSoon { retry_after_secs: u64 },
+    #[error("The token is unknown or has expired")]
+    InvalidToken,
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// How confirmations are mailed.
+#[derive(Clone, Copy)]
+pub struct Mailing<'a> {
+    /// Prepended to the token to make a link in the mail, if set.
+    pub link: Option<&'a str>,
+    /// At most one confirmation per user this often.
+    pub resend_interval: Duration,
+}
+
 /// Starts (or restarts) a change to `new_email` and mails the token.
-pub async fn start(state: &AppState, u: &user::Model, new_email: &Email) -> Result<(), Error> {
+pub async fn start(
+    db: &Db,
+    mailing: Mailing<'_>,
+    u: &user::Model,
+    new_email: &Email,
+) -> Result<(), EmailChangeError> {
     if new_email.key() == u.email_key {
-        return Err(error::validation(
-            "email",
-            "is already the address of this account",
-        ));
+        return Err(Invalid::new("email", "is already the address of this account").into());
     }
-    let db = state.db();
     if users::email_taken(db.read(), &new_email.key(), Some(&u.id)).await? {
-        return Err(users::email_taken_error());
+        return Err(EmailChangeError::Taken);
     }
     let existing = pending(db.read(), &u.id).await?;
-    throttle(state, existing.as_ref())?;
+    throttle(mailing, existing.as_ref())?;
     let txn = db.begin_write().await?;
-    issue(&txn, state, u, new_email.as_str()).await?;
+    issue(&txn, mailing, u, new_email.as_str()).await?;
     txn.commit().await?;
     Ok(())
 }
 
 /// Mails a new token for the pending change; the old token stops working.
-pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
-    let db = state.db();
+pub async fn resend(
+    db: &Db,
+    mailing: Mailing<'_>,
+    u: &user::Model,
+) -> Result<(), EmailChangeError> {
     let existing = pending(db.read(), &u.id)
         .await?
-        .ok_or_else(|| Error::conflict("EMAIL_CHANGE_NOT_PENDING", "No email change is pending"))?;
-    throttle(state, Some(&existing))?;
+        .ok_or(EmailChangeError::NotPending)?;
+    throttle(mailing, Some(&existing))?;
     let txn = db.begin_write().await?;
-    issue(&txn, state, u, &existing.new_email).await?;
+    issue(&txn, mailing, u, &existing.new_email).await?;
     txn.commit().await?;
     Ok(())
 }
@@ -51,33 +83,34 @@ pub async fn resend(state: &AppState, u: &user::Model) -> Result<(), Error> {
 async fn pending<C: ConnectionTrait>(
     conn: &C,
     user_id: &str,
-) -> Result<Option<email_change::Model>, Error> {
-    Ok(email_change::Entity::find_by_id(user_id).one(conn).await?)
+) -> Result<Option<email_change::Model>, DbErr> {
+    email_change::Entity::find_by_id(user_id).one(conn).await
 }
 
 /// One confirmation mail per interval per user.
-fn throttle(state: &AppState, existing: Option<&email_change::Model>) -> Result<(), Error> {
+fn throttle(
+    mailing: Mailing<'_>,
+    existing: Option<&email_change::Model>,
+) -> Result<(), EmailChangeError> {
     let Some(e) = existing else { return Ok(()) };
-    let interval = chrono::Duration::from_std(state.cfg.email_resend_interval).unwrap_or_default();
+    let interval = chrono::Duration::from_std(mailing.resend_interval).unwrap_or_default();
     let next = e.sent_at + interval;
     let now = Utc::now();
     if next > now {
         let wait = u64::try_from((next - now).num_seconds().max(1)).unwrap_or(1);
-        return Err(error::too_many(
-            "TOO_MANY_REQUESTS",
-            "A confirmation was sent moments ago; wait before asking again",
-            wait,
-        ));
+        return Err(EmailChangeError::TooSoon {
+            retry_after_secs: wait,
+        });
     }
     Ok(())
 }
 
 async fn issue<C: ConnectionTrait>(
     conn: &C,
-    state: &AppState,
+    mailing: Mailing<'_>,
     u: &user::Model,
     to: &str,
-) -> Result<(), Error> {
+) -> Result<(), DbErr> {
     let token = crypto::random_token(32);
     let now = Utc::now();
     let row = email_change::ActiveModel {
@@ -100,10 +133,8 @@ async fn issue<C: ConnectionTrait>(
         )
         .exec_without_returning(conn)
         .await?;
-    let link = state
-        .cfg
-        .email_change_link
-        .as_ref()
+    let link = mailing
+        .link
         .map(|base| format!("\nOr open {base}{token}\n"))
         .unwrap_or_default();
     mail::enqueue(
@@ -122,19 +153,22 @@ async fn issue<C: ConnectionTrait>(
 }
 
 /// Applies the pending change the token belongs to.
-pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<String, Error> {
-    let invalid = || Error::bad_request("INVALID_TOKEN", "The token is unknown or has expired");
-    let db = state.db();
+pub async fn confirm(
+    db: &Db,
+    cache: &SessionCache,
+    u: &user::Model,
+    token: &str,
+) -> Result<String, EmailChangeError> {
     let hash = crypto::sha256_hex(token.as_bytes());
     let change = email_change::Entity::find_by_id(u.id.as_str())
         .one(db.read())
         .await?
         .filter(|c| crypto::constant_time_eq(c.token_hash.as_bytes(), hash.as_bytes()))
         .filter(|c| c.expires_at > Utc::now())
-        .ok_or_else(invalid)?;
+        .ok_or(EmailChangeError::InvalidToken)?;
     let new_email = Email::parse("email", &change.new_email)?;
     if users::email_taken(db.read(), &new_email.key(), Some(&u.id)).await? {
-        return Err(users::email_taken_error());
+        return Err(EmailChangeError::Taken);
     }
     let txn = db.begin_write().await?;
     users::update(&u.id)
@@ -162,6 +196,6 @@ pub async fn confirm(state: &AppState, u: &user::Model, token: &str) -> Result<S
     )
     .await?;
     txn.commit().await?;
-    state.user_changed(&u.id).await;
+    cache.user_changed(&u.id).await;
     Ok(new_email.as_str().to_owned())
 }

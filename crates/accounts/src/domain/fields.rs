@@ -2,14 +2,43 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::error::{self, Error};
+/// A field that is missing or invalid: `{field} {problem}`, e.g.
+/// "username must be 3 to 30 characters".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} {problem}")]
+pub struct Invalid {
+    pub field: String,
+    pub problem: String,
+}
+
+impl Invalid {
+    pub fn new(field: &str, problem: impl Into<String>) -> Self {
+        Self {
+            field: field.to_owned(),
+            problem: problem.into(),
+        }
+    }
+
+    /// A required field that is absent or empty.
+    pub fn required(field: &str) -> Self {
+        Self::new(field, "is required")
+    }
+}
+
+/// A present, non-empty field.
+pub fn required(value: Option<String>, field: &str) -> Result<String, Invalid> {
+    match value {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => Err(Invalid::required(field)),
+    }
+}
 
 /// 3–30 characters of `a-z A-Z 0-9 _ . -`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Username(String);
 
 impl Username {
-    pub fn parse(raw: &str) -> Result<Self, Error> {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let ok_len = (3..=30).contains(&raw.chars().count());
         let ok_chars = raw
             .chars()
@@ -17,7 +46,7 @@ impl Username {
         if ok_len && ok_chars {
             Ok(Self(raw.to_owned()))
         } else {
-            Err(error::validation(
+            Err(Invalid::new(
                 "username",
                 "must be 3 to 30 characters of a-z, A-Z, 0-9, _ . -",
             ))
@@ -39,7 +68,7 @@ impl Username {
 pub struct Email(String);
 
 impl Email {
-    pub fn parse(field: &str, raw: &str) -> Result<Self, Error> {
+    pub fn parse(field: &str, raw: &str) -> Result<Self, Invalid> {
         let trimmed = raw.trim();
         if trimmed.len() <= 254
             && email_address::EmailAddress::is_valid(trimmed)
@@ -47,7 +76,7 @@ impl Email {
         {
             Ok(Self(trimmed.to_owned()))
         } else {
-            Err(error::validation(field, "must be a valid email address"))
+            Err(Invalid::new(field, "must be a valid email address"))
         }
     }
 
@@ -72,15 +101,12 @@ impl Email {
 pub struct Password(String);
 
 impl Password {
-    pub fn parse(field: &str, raw: String, context: &[&str]) -> Result<Self, Error> {
+    pub fn parse(field: &str, raw: String, context: &[&str]) -> Result<Self, Invalid> {
         if !(8..=128).contains(&raw.chars().count()) {
-            return Err(error::validation(field, "must be 8 to 128 characters"));
+            return Err(Invalid::new(field, "must be 8 to 128 characters"));
         }
         if let Some(why) = keel_platform::password::too_guessable(&raw, context) {
-            return Err(error::validation(
-                field,
-                &format!("is too easy to guess: {why}"),
-            ));
+            return Err(Invalid::new(field, format!("is too easy to guess: {why}")));
         }
         Ok(Self(raw))
     }
@@ -95,11 +121,11 @@ impl Password {
 pub struct Title(String);
 
 impl Title {
-    pub fn parse(raw: &str) -> Result<Self, Error> {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
         if raw.chars().count() <= 200 && !keel_platform::http::input::is_blank(raw) {
             Ok(Self(raw.trim().to_owned()))
         } else {
-            Err(error::validation("title", "must be 1 to 200 characters"))
+            Err(Invalid::new("title", "must be 1 to 200 characters"))
         }
     }
 
@@ -110,8 +136,8 @@ impl Title {
 
 /// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
 /// midnight UTC of that day.
-pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Error> {
-    let invalid = || error::validation("completeBy", "must be a real date written MM/DD/YYYY");
+pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Invalid> {
+    let invalid = || Invalid::new("completeBy", "must be a real date written MM/DD/YYYY");
     let parts: Vec<&str> = raw.split('/').collect();
     let [m, d, y] = parts.as_slice() else {
         return Err(invalid());

@@ -14,7 +14,7 @@ use keel_platform::sea_orm::{
 use keel_platform::tasks::Tasks;
 
 use crate::entity::weekly_goal;
-use crate::id::new_id;
+use crate::id::GoalId;
 
 /// Goals of one kind a user may hold.
 pub const MAX_GOALS: u64 = 1000;
@@ -86,7 +86,7 @@ async fn write(db: &Db, items: Vec<NewWeekly>) -> Result<Vec<Created>, DbErr> {
         *room_left -= 1;
         let now = Utc::now();
         let goal = weekly_goal::Model {
-            id: new_id(),
+            id: GoalId::generate().into_string(),
             user_id: item.user_id,
             title: item.title,
             is_completed: false,

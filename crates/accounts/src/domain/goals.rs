@@ -2,26 +2,33 @@
 //! indistinguishable from a missing one.
 
 use chrono::{DateTime, Utc};
+use keel_platform::batch::BatchError;
+use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect,
-    Set, TryIntoModel,
+    ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TryIntoModel,
 };
 
 use super::fields::Title;
-use super::goal_writer::{Created, NewWeekly};
+use super::goal_writer::{Created, NewWeekly, WeeklyWriter};
 use crate::entity::{weekly_goal, yearly_goal};
-use crate::error::{self, Error};
-use crate::id::new_id;
-use crate::state::AppState;
+use crate::id::{GoalId, UserId};
 
 pub use super::goal_writer::MAX_GOALS;
 
-fn limit_reached() -> Error {
-    Error::conflict(
-        "GOAL_LIMIT_REACHED",
-        format!("At most {MAX_GOALS} goals of each kind; delete some first"),
-    )
+/// Why a goal could not be read or changed.
+#[derive(Debug, thiserror::Error)]
+pub enum GoalError {
+    /// None of this user's goals has the id.
+    #[error("Goal not found")]
+    NotFound,
+    #[error("At most {MAX_GOALS} goals of each kind; delete some first")]
+    LimitReached,
+    #[error(transparent)]
+    Writer(#[from] BatchError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
 }
 
 /// What weekly and yearly goals share: an id, an owner, a creation time.
@@ -44,13 +51,12 @@ impl Goal for yearly_goal::Entity {
 }
 
 /// The user's goals of one kind, newest first.
-pub async fn list<G: Goal>(state: &AppState, user_id: &str) -> Result<Vec<G::Model>, Error> {
+pub async fn list<G: Goal>(db: &Db, user_id: &UserId) -> Result<Vec<G::Model>, GoalError> {
     // At most MAX_GOALS rows, by an index: a short read.
-    Ok(state
-        .db()
+    Ok(db
         .all_short(
             G::find()
-                .filter(G::USER_ID.eq(user_id))
+                .filter(G::USER_ID.eq(user_id.as_str()))
                 .order_by_desc(G::CREATED_AT)
                 .order_by_desc(G::ID),
         )
@@ -58,72 +64,68 @@ pub async fn list<G: Goal>(state: &AppState, user_id: &str) -> Result<Vec<G::Mod
 }
 
 /// One of the user's goals (another user's is "not found" too).
-pub async fn get<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Result<G::Model, Error> {
-    state
-        .db()
-        .one_short(
-            G::find()
-                .filter(G::ID.eq(id))
-                .filter(G::USER_ID.eq(user_id)),
-        )
-        .await?
-        .ok_or_else(|| error::not_found("Goal"))
+pub async fn get<G: Goal>(db: &Db, user_id: &UserId, id: &GoalId) -> Result<G::Model, GoalError> {
+    db.one_short(
+        G::find()
+            .filter(G::ID.eq(id.as_str()))
+            .filter(G::USER_ID.eq(user_id.as_str())),
+    )
+    .await?
+    .ok_or(GoalError::NotFound)
 }
 
 /// Refuses a new goal when the user holds `MAX_GOALS` of the kind already:
 /// whether a MAX_GOALS-th exists is bounded work, unlike COUNT(*).
-async fn check_room<G: Goal>(state: &AppState, user_id: &str) -> Result<(), Error> {
+async fn check_room<G: Goal>(db: &Db, user_id: &UserId) -> Result<(), GoalError> {
     let at_limit = G::find()
-        .filter(G::USER_ID.eq(user_id))
+        .filter(G::USER_ID.eq(user_id.as_str()))
         .offset(MAX_GOALS - 1)
         .limit(1)
-        .one(state.db().read())
+        .one(db.read())
         .await?;
     match at_limit {
-        Some(_) => Err(limit_reached()),
+        Some(_) => Err(GoalError::LimitReached),
         None => Ok(()),
     }
 }
 
-pub async fn delete<G: Goal>(state: &AppState, user_id: &str, id: &str) -> Result<(), Error> {
+pub async fn delete<G: Goal>(db: &Db, user_id: &UserId, id: &GoalId) -> Result<(), GoalError> {
     let res = G::delete_many()
-        .filter(G::ID.eq(id))
-        .filter(G::USER_ID.eq(user_id))
-        .exec(state.db().write())
+        .filter(G::ID.eq(id.as_str()))
+        .filter(G::USER_ID.eq(user_id.as_str()))
+        .exec(db.write())
         .await?;
     if res.rows_affected == 0 {
-        return Err(error::not_found("Goal"));
+        return Err(GoalError::NotFound);
     }
     Ok(())
 }
 
 /// Creates a weekly goal through the group-committing writer.
 pub async fn weekly_create(
-    state: &AppState,
-    user_id: &str,
+    writer: &WeeklyWriter,
+    user_id: &UserId,
     title: Title,
-) -> Result<weekly_goal::Model, Error> {
-    let created = state
-        .weekly_goals
+) -> Result<weekly_goal::Model, GoalError> {
+    let created = writer
         .submit(NewWeekly {
-            user_id: user_id.to_owned(),
+            user_id: user_id.as_str().to_owned(),
             title: title.into_inner(),
         })
-        .await
-        .map_err(Error::internal)?;
+        .await?;
     match created {
         Created::Goal(goal) => Ok(goal),
-        Created::LimitReached => Err(limit_reached()),
+        Created::LimitReached => Err(GoalError::LimitReached),
     }
 }
 
 /// Sets `isCompleted`; setting the value it already has changes nothing.
 pub async fn weekly_set_completed(
-    state: &AppState,
-    user_id: &str,
-    id: &str,
+    db: &Db,
+    user_id: &UserId,
+    id: &GoalId,
     done: bool,
-) -> Result<(), Error> {
+) -> Result<(), GoalError> {
     let res = weekly_goal::Entity::update_many()
         .col_expr(weekly_goal::Column::IsCompleted, Expr::value(done))
         .col_expr(
@@ -131,29 +133,29 @@ pub async fn weekly_set_completed(
             Expr::col(weekly_goal::Column::Revision).add(1),
         )
         .col_expr(weekly_goal::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(weekly_goal::Column::Id.eq(id))
-        .filter(weekly_goal::Column::UserId.eq(user_id))
+        .filter(weekly_goal::Column::Id.eq(id.as_str()))
+        .filter(weekly_goal::Column::UserId.eq(user_id.as_str()))
         .filter(weekly_goal::Column::IsCompleted.ne(done))
-        .exec(state.db().write())
+        .exec(db.write())
         .await?;
     if res.rows_affected == 0 {
         // Either already in that state, or not this user's goal.
-        get::<weekly_goal::Entity>(state, user_id, id).await?;
+        get::<weekly_goal::Entity>(db, user_id, id).await?;
     }
     Ok(())
 }
 
 pub async fn yearly_create(
-    state: &AppState,
-    user_id: &str,
+    db: &Db,
+    user_id: &UserId,
     title: Title,
     complete_by: DateTime<Utc>,
-) -> Result<yearly_goal::Model, Error> {
-    check_room::<yearly_goal::Entity>(state, user_id).await?;
+) -> Result<yearly_goal::Model, GoalError> {
+    check_room::<yearly_goal::Entity>(db, user_id).await?;
     let now = Utc::now();
     Ok(yearly_goal::ActiveModel {
-        id: Set(new_id()),
-        user_id: Set(user_id.to_owned()),
+        id: Set(GoalId::generate().into_string()),
+        user_id: Set(user_id.as_str().to_owned()),
         title: Set(title.into_inner()),
         is_completed: Set(false),
         complete_by: Set(complete_by),
@@ -162,6 +164,6 @@ pub async fn yearly_create(
         created_at: Set(now),
         updated_at: Set(now),
     }
-    .insert(state.db().write())
+    .insert(db.write())
     .await?)
 }

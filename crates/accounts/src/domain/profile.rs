@@ -1,56 +1,66 @@
 //! Password and username changes.
 
+use keel_platform::db::Db;
+use keel_platform::password::{self, HashError};
+use keel_platform::sea_orm::DbErr;
 use keel_platform::sea_orm::sea_query::Expr;
 
-use super::fields::{Password, Username};
+use super::fields::{Invalid, Password, Username};
 use super::{sessions, users};
 use crate::entity::user;
-use crate::error::{self, Error};
-use crate::state::AppState;
-use keel_platform::password;
+use crate::identity::cache::SessionCache;
+
+/// Why a profile change was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("oldPassword is not the current password")]
+    WrongPassword,
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("This username is already taken")]
+    UsernameTaken,
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 /// Changes the password and ends every other session.
 pub async fn change_password(
-    state: &AppState,
+    db: &Db,
+    cache: &SessionCache,
     u: &user::Model,
     current_session: &str,
-    old: String,
-    new: Password,
-) -> Result<(), Error> {
+    (old, new): (String, Password),
+) -> Result<(), ProfileError> {
     let new = new.into_inner();
     if !password::verify(old.clone(), u.password_hash.clone()).await {
-        return Err(Error::bad_request(
-            "INVALID_PASSWORD",
-            "oldPassword is not the current password",
-        ));
+        return Err(ProfileError::WrongPassword);
     }
     if new == old {
-        return Err(error::validation(
-            "newPassword",
-            "must differ from oldPassword",
-        ));
+        return Err(Invalid::new("newPassword", "must differ from oldPassword").into());
     }
-    let hash = password::hash(new).await.map_err(Error::internal)?;
-    let txn = state.db().begin_write().await?;
+    let hash = password::hash(new).await?;
+    let txn = db.begin_write().await?;
     users::update(&u.id)
         .col_expr(user::Column::PasswordHash, Expr::value(hash))
         .exec(&txn)
         .await?;
     sessions::revoke_all(&txn, &u.id, Some(current_session)).await?;
     txn.commit().await?;
-    state.user_changed(&u.id).await;
+    cache.user_changed(&u.id).await;
     Ok(())
 }
 
 /// Renames the user; the slug follows.
 pub async fn change_username(
-    state: &AppState,
+    db: &Db,
+    cache: &SessionCache,
     u: &user::Model,
     name: &Username,
-) -> Result<(), Error> {
-    let db = state.db();
+) -> Result<(), ProfileError> {
     if users::username_taken(db.read(), &name.key(), Some(&u.id)).await? {
-        return Err(users::username_taken_error());
+        return Err(ProfileError::UsernameTaken);
     }
     let res = users::update(&u.id)
         .col_expr(user::Column::Username, Expr::value(name.as_str()))
@@ -60,10 +70,10 @@ pub async fn change_username(
         .await;
     match res {
         Ok(_) => {
-            state.user_changed(&u.id).await;
+            cache.user_changed(&u.id).await;
             Ok(())
         }
-        Err(e) if keel_platform::db::is_unique_violation(&e) => Err(users::username_taken_error()),
+        Err(e) if keel_platform::db::is_unique_violation(&e) => Err(ProfileError::UsernameTaken),
         Err(e) => Err(e.into()),
     }
 }

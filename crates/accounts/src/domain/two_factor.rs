@@ -2,16 +2,44 @@
 //! codes, and checking a second factor with a lockout after wrong codes.
 
 use chrono::{DateTime, Utc};
+use keel_platform::crypto::SecretBox;
+use keel_platform::db::Db;
+use keel_platform::failure::Cause;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+    ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 
 use super::users;
-use crate::auth::totp;
 use crate::entity::{backup_code, code_failure, user};
-use crate::error::{self, Error};
-use crate::state::AppState;
+use crate::identity::cache::SessionCache;
+use crate::identity::totp;
+
+/// Why a two-factor step was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum TwoFactorError {
+    #[error("Two-factor authentication is already on")]
+    AlreadyEnabled,
+    #[error("Two-factor authentication is not on")]
+    NotEnabled,
+    #[error("Start two-factor setup first (POST /account/two-factor)")]
+    NotPending,
+    #[error("Backup codes exist only while two-factor authentication is on")]
+    NoBackupCodes,
+    #[error("The code is wrong or was already used")]
+    InvalidCode,
+    #[error("Too many wrong codes; try again later")]
+    Locked { retry_after_secs: u64 },
+    /// A stored secret that cannot be read, or a QR code not drawn.
+    #[error("two-factor secrets: {0}")]
+    Secret(#[source] Cause),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+fn secret_error(e: impl Into<Cause>) -> TwoFactorError {
+    TwoFactorError::Secret(e.into())
+}
 
 /// Wrong codes allowed in the window before further attempts get 429.
 pub const MAX_FAILURES: usize = 5;
@@ -22,53 +50,49 @@ pub struct Enrollment {
     pub qr_data_uri: String,
 }
 
-fn already_enabled() -> Error {
-    Error::conflict(
-        "TWO_FACTOR_ALREADY_ENABLED",
-        "Two-factor authentication is already on",
-    )
+/// What two-factor's steps work with: the database, the session cache
+/// that hears of every change to a user, and the box sealing secrets.
+#[derive(Clone, Copy)]
+pub struct Keys<'a> {
+    pub db: &'a Db,
+    pub sessions: &'a SessionCache,
+    pub secrets: &'a SecretBox,
 }
 
-fn not_enabled() -> Error {
-    Error::conflict(
-        "TWO_FACTOR_NOT_ENABLED",
-        "Two-factor authentication is not on",
-    )
-}
-
-pub fn invalid_code() -> Error {
-    Error::bad_request("INVALID_CODE", "The code is wrong or was already used")
-}
-
-/// Starts enrolment: a new secret, pending until confirmed with a code.
-pub async fn start(state: &AppState, u: &user::Model) -> Result<Enrollment, Error> {
+/// Starts enrolment: a new secret, pending until confirmed with a code;
+/// `issuer` names the service in authenticator apps.
+pub async fn start(
+    k: Keys<'_>,
+    issuer: &str,
+    u: &user::Model,
+) -> Result<Enrollment, TwoFactorError> {
     if u.two_factor {
-        return Err(already_enabled());
+        return Err(TwoFactorError::AlreadyEnabled);
     }
     let secret = totp::new_secret();
     let b32 = totp::base32(&secret);
-    let url = totp::otpauth_url(&secret, &state.cfg.totp_issuer, &u.username)?;
-    let qr = totp::qr_data_uri(&url)?;
+    let url = totp::otpauth_url(&secret, issuer, &u.username).map_err(TwoFactorError::Secret)?;
+    let qr = totp::qr_data_uri(&url).map_err(TwoFactorError::Secret)?;
     user::Entity::update_many()
         .col_expr(
             user::Column::TotpPending,
-            Expr::value(state.secrets.seal(b32.as_bytes())),
+            Expr::value(k.secrets.seal(b32.as_bytes())),
         )
         .filter(user::Column::Id.eq(u.id.as_str()))
-        .exec(state.db().write())
+        .exec(k.db.write())
         .await?;
-    state.user_changed(&u.id).await;
+    k.sessions.user_changed(&u.id).await;
     Ok(Enrollment {
         secret_base32: b32,
         qr_data_uri: qr,
     })
 }
 
-fn open_secret(state: &AppState, sealed: &str) -> Result<Vec<u8>, Error> {
-    let b32 = state.secrets.open(sealed).map_err(Error::internal)?;
-    let b32 = String::from_utf8(b32).map_err(Error::internal)?;
+fn open_secret(secrets: &SecretBox, sealed: &str) -> Result<Vec<u8>, TwoFactorError> {
+    let b32 = secrets.open(sealed).map_err(secret_error)?;
+    let b32 = String::from_utf8(b32).map_err(secret_error)?;
     base32::decode(base32::Alphabet::Rfc4648 { padding: false }, &b32)
-        .ok_or_else(|| Error::internal("a stored TOTP secret is not base32"))
+        .ok_or_else(|| secret_error("a stored TOTP secret is not base32"))
 }
 
 fn now_secs() -> u64 {
@@ -77,21 +101,21 @@ fn now_secs() -> u64 {
 
 /// Confirms enrolment with a code of the pending secret; generates the
 /// backup codes.
-pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<(), Error> {
+pub async fn confirm(k: Keys<'_>, u: &user::Model, code: &str) -> Result<(), TwoFactorError> {
     if u.two_factor {
-        return Err(already_enabled());
+        return Err(TwoFactorError::AlreadyEnabled);
     }
-    let pending = u.totp_pending.as_deref().ok_or_else(|| {
-        Error::conflict(
-            "TWO_FACTOR_NOT_PENDING",
-            "Start two-factor setup first (POST /account/two-factor)",
-        )
-    })?;
-    check_lockout(state, &u.id).await?;
-    let secret = open_secret(state, pending)?;
-    let Some(step) = totp::matching_step(&secret, code, now_secs(), u.totp_last_step)? else {
-        record_failure(state, &u.id).await?;
-        return Err(invalid_code());
+    let pending = u
+        .totp_pending
+        .as_deref()
+        .ok_or(TwoFactorError::NotPending)?;
+    check_lockout(k.db, &u.id).await?;
+    let secret = open_secret(k.secrets, pending)?;
+    let step = totp::matching_step(&secret, code, now_secs(), u.totp_last_step)
+        .map_err(TwoFactorError::Secret)?;
+    let Some(step) = step else {
+        record_failure(k.db, &u.id).await?;
+        return Err(TwoFactorError::InvalidCode);
     };
     let codes: Vec<backup_code::ActiveModel> = totp::new_backup_codes()
         .into_iter()
@@ -99,7 +123,7 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         .map(|(i, code)| backup_code::ActiveModel {
             user_id: Set(u.id.clone()),
             position: Set(i32::try_from(i).unwrap_or(0)),
-            sealed_code: Set(state.secrets.seal(code.as_bytes())),
+            sealed_code: Set(k.secrets.seal(code.as_bytes())),
             used_at: Set(None),
         })
         .collect();
@@ -107,18 +131,18 @@ pub async fn confirm(state: &AppState, u: &user::Model, code: &str) -> Result<()
         .col_expr(user::Column::TwoFactor, Expr::value(true))
         .col_expr(user::Column::TotpSecret, Expr::value(pending))
         .col_expr(user::Column::TotpLastStep, Expr::value(step));
-    switch(state, &u.id, on, codes).await
+    switch(k, &u.id, on, codes).await
 }
 
 /// Writes two-factor's new state: the user's columns (`TotpPending`
 /// cleared) and the backup codes replaced by `codes`, in one transaction.
 async fn switch(
-    state: &AppState,
+    k: Keys<'_>,
     user_id: &str,
     change: keel_platform::sea_orm::UpdateMany<user::Entity>,
     codes: Vec<backup_code::ActiveModel>,
-) -> Result<(), Error> {
-    let txn = state.db().begin_write().await?;
+) -> Result<(), TwoFactorError> {
+    let txn = k.db.begin_write().await?;
     change
         .col_expr(
             user::Column::TotpPending,
@@ -134,54 +158,45 @@ async fn switch(
         code.insert(&txn).await?;
     }
     txn.commit().await?;
-    state.user_changed(user_id).await;
+    k.sessions.user_changed(user_id).await;
     Ok(())
 }
 
 /// Turns two-factor off after checking a TOTP or backup code.
-pub async fn disable(state: &AppState, u: &user::Model, code: &str) -> Result<(), Error> {
+pub async fn disable(k: Keys<'_>, u: &user::Model, code: &str) -> Result<(), TwoFactorError> {
     if !u.two_factor {
-        return Err(not_enabled());
+        return Err(TwoFactorError::NotEnabled);
     }
-    check_second_factor(state, u, code).await?;
+    check_second_factor(k, u, code).await?;
     let off = users::update(&u.id)
         .col_expr(user::Column::TwoFactor, Expr::value(false))
         .col_expr(
             user::Column::TotpSecret,
             Expr::value(Option::<String>::None),
         );
-    switch(state, &u.id, off, Vec::new()).await
+    switch(k, &u.id, off, Vec::new()).await
 }
 
 /// The unused backup codes, in order.
-pub async fn backup_codes(state: &AppState, u: &user::Model) -> Result<Vec<String>, Error> {
+pub async fn backup_codes(k: Keys<'_>, u: &user::Model) -> Result<Vec<String>, TwoFactorError> {
     if !u.two_factor {
-        return Err(Error::forbidden(
-            "TWO_FACTOR_NOT_ENABLED",
-            "Backup codes exist only while two-factor authentication is on",
-        ));
+        return Err(TwoFactorError::NoBackupCodes);
     }
-    let codes = unused_codes(state, &u.id).await?;
+    let codes = unused_codes(k, &u.id).await?;
     Ok(codes.into_iter().map(|(_, code)| code).collect())
 }
 
-async fn unused_codes(state: &AppState, user_id: &str) -> Result<Vec<(i32, String)>, Error> {
+async fn unused_codes(k: Keys<'_>, user_id: &str) -> Result<Vec<(i32, String)>, TwoFactorError> {
     let rows = backup_code::Entity::find()
         .filter(backup_code::Column::UserId.eq(user_id))
         .filter(backup_code::Column::UsedAt.is_null())
         .order_by_asc(backup_code::Column::Position)
-        .all(state.db().read())
+        .all(k.db.read())
         .await?;
     rows.into_iter()
         .map(|r| {
-            let plain = state
-                .secrets
-                .open(&r.sealed_code)
-                .map_err(Error::internal)?;
-            Ok((
-                r.position,
-                String::from_utf8(plain).map_err(Error::internal)?,
-            ))
+            let plain = k.secrets.open(&r.sealed_code).map_err(secret_error)?;
+            Ok((r.position, String::from_utf8(plain).map_err(secret_error)?))
         })
         .collect()
 }
@@ -189,25 +204,27 @@ async fn unused_codes(state: &AppState, user_id: &str) -> Result<Vec<(i32, Strin
 /// Accepts a TOTP code (once) or an unused backup code (then spent). Wrong
 /// codes count towards the lockout.
 pub async fn check_second_factor(
-    state: &AppState,
+    k: Keys<'_>,
     u: &user::Model,
     code: &str,
-) -> Result<(), Error> {
-    check_lockout(state, &u.id).await?;
+) -> Result<(), TwoFactorError> {
+    check_lockout(k.db, &u.id).await?;
     let code = code.trim();
-    if accept_totp(state, u, code).await? || accept_backup(state, u, code).await? {
+    if accept_totp(k, u, code).await? || accept_backup(k, u, code).await? {
         return Ok(());
     }
-    record_failure(state, &u.id).await?;
-    Err(invalid_code())
+    record_failure(k.db, &u.id).await?;
+    Err(TwoFactorError::InvalidCode)
 }
 
-async fn accept_totp(state: &AppState, u: &user::Model, code: &str) -> Result<bool, Error> {
+async fn accept_totp(k: Keys<'_>, u: &user::Model, code: &str) -> Result<bool, TwoFactorError> {
     let Some(sealed) = u.totp_secret.as_deref() else {
         return Ok(false);
     };
-    let secret = open_secret(state, sealed)?;
-    let Some(step) = totp::matching_step(&secret, code, now_secs(), u.totp_last_step)? else {
+    let secret = open_secret(k.secrets, sealed)?;
+    let step = totp::matching_step(&secret, code, now_secs(), u.totp_last_step)
+        .map_err(TwoFactorError::Secret)?;
+    let Some(step) = step else {
         return Ok(false);
     };
     // Only one request may use a step, even when two arrive together.
@@ -215,18 +232,18 @@ async fn accept_totp(state: &AppState, u: &user::Model, code: &str) -> Result<bo
         .col_expr(user::Column::TotpLastStep, Expr::value(step))
         .filter(user::Column::Id.eq(u.id.as_str()))
         .filter(user::Column::TotpLastStep.lt(step))
-        .exec(state.db().write())
+        .exec(k.db.write())
         .await?;
-    state.user_changed(&u.id).await;
+    k.sessions.user_changed(&u.id).await;
     Ok(res.rows_affected == 1)
 }
 
-async fn accept_backup(state: &AppState, u: &user::Model, code: &str) -> Result<bool, Error> {
+async fn accept_backup(k: Keys<'_>, u: &user::Model, code: &str) -> Result<bool, TwoFactorError> {
     if code.len() != 8 || !code.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(false);
     }
     let mut matched = None;
-    for (position, stored) in unused_codes(state, &u.id).await? {
+    for (position, stored) in unused_codes(k, &u.id).await? {
         if keel_platform::crypto::constant_time_eq(stored.as_bytes(), code.as_bytes()) {
             matched = Some(position);
         }
@@ -239,7 +256,7 @@ async fn accept_backup(state: &AppState, u: &user::Model, code: &str) -> Result<
         .filter(backup_code::Column::UserId.eq(u.id.as_str()))
         .filter(backup_code::Column::Position.eq(position))
         .filter(backup_code::Column::UsedAt.is_null())
-        .exec(state.db().write())
+        .exec(k.db.write())
         .await?;
     Ok(res.rows_affected == 1)
 }
@@ -250,12 +267,12 @@ fn window_start() -> DateTime<Utc> {
 
 /// 429 while the user has `MAX_FAILURES` wrong codes inside the window;
 /// `Retry-After` is when the oldest of them leaves it.
-pub async fn check_lockout(state: &AppState, user_id: &str) -> Result<(), Error> {
+pub async fn check_lockout(db: &Db, user_id: &str) -> Result<(), TwoFactorError> {
     let recent = code_failure::Entity::find()
         .filter(code_failure::Column::UserId.eq(user_id))
         .filter(code_failure::Column::FailedAt.gt(window_start()))
         .order_by_desc(code_failure::Column::FailedAt)
-        .all(state.db().read())
+        .all(db.read())
         .await?;
     if recent.len() < MAX_FAILURES {
         return Ok(());
@@ -265,15 +282,12 @@ pub async fn check_lockout(state: &AppState, user_id: &str) -> Result<(), Error>
         .map_or_else(Utc::now, |f| f.failed_at);
     let free_at = oldest_counted + chrono::Duration::seconds(FAILURE_WINDOW_SECS);
     let wait = (free_at - Utc::now()).num_seconds().max(1);
-    Err(error::too_many(
-        "TOO_MANY_ATTEMPTS",
-        "Too many wrong codes; try again later",
-        u64::try_from(wait).unwrap_or(1),
-    ))
+    Err(TwoFactorError::Locked {
+        retry_after_secs: u64::try_from(wait).unwrap_or(1),
+    })
 }
 
-pub async fn record_failure(state: &AppState, user_id: &str) -> Result<(), Error> {
-    let db = state.db();
+pub async fn record_failure(db: &Db, user_id: &str) -> Result<(), DbErr> {
     code_failure::Entity::delete_many()
         .filter(code_failure::Column::UserId.eq(user_id))
         .filter(code_failure::Column::FailedAt.lte(window_start()))

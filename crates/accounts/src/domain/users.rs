@@ -3,33 +3,46 @@
 use chrono::Utc;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, UpdateMany,
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, UpdateMany,
 };
 
 use crate::entity::user::{self, Column, Entity};
-use crate::error::{self, Error};
+use crate::id::UserId;
+
+/// A user who is not there, or a name or address another user holds.
+#[derive(Debug, thiserror::Error)]
+pub enum UserError {
+    #[error("User not found")]
+    NotFound,
+    #[error("This username is already taken")]
+    UsernameTaken,
+    #[error("This email address is already used by another account")]
+    EmailTaken,
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 /// By username or email, case-insensitively.
 pub async fn find_by_login<C: ConnectionTrait>(
     conn: &C,
     login: &str,
-) -> Result<Option<user::Model>, Error> {
+) -> Result<Option<user::Model>, DbErr> {
     let key = login.trim().to_lowercase();
-    Ok(Entity::find()
+    Entity::find()
         .filter(
             Column::UsernameKey
                 .eq(key.as_str())
                 .or(Column::EmailKey.eq(key.as_str())),
         )
         .one(conn)
-        .await?)
+        .await
 }
 
-pub async fn find<C: ConnectionTrait>(conn: &C, id: &str) -> Result<user::Model, Error> {
-    Entity::find_by_id(id)
+pub async fn find<C: ConnectionTrait>(conn: &C, id: &UserId) -> Result<user::Model, UserError> {
+    Entity::find_by_id(id.as_str())
         .one(conn)
         .await?
-        .ok_or_else(|| error::not_found("User"))
+        .ok_or(UserError::NotFound)
 }
 
 /// Whether another user than `except` holds the username key.
@@ -37,7 +50,7 @@ pub async fn username_taken<C: ConnectionTrait>(
     conn: &C,
     key: &str,
     except: Option<&str>,
-) -> Result<bool, Error> {
+) -> Result<bool, DbErr> {
     taken(conn, Column::UsernameKey, key, except).await
 }
 
@@ -46,7 +59,7 @@ pub async fn email_taken<C: ConnectionTrait>(
     conn: &C,
     key: &str,
     except: Option<&str>,
-) -> Result<bool, Error> {
+) -> Result<bool, DbErr> {
     taken(conn, Column::EmailKey, key, except).await
 }
 
@@ -55,7 +68,7 @@ async fn taken<C: ConnectionTrait>(
     col: Column,
     key: &str,
     except: Option<&str>,
-) -> Result<bool, Error> {
+) -> Result<bool, DbErr> {
     let mut q = Entity::find().filter(col.eq(key));
     if let Some(id) = except {
         q = q.filter(Column::Id.ne(id));
@@ -69,15 +82,4 @@ pub fn update(id: &str) -> UpdateMany<Entity> {
         .col_expr(Column::Revision, Expr::col(Column::Revision).add(1))
         .col_expr(Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(Column::Id.eq(id))
-}
-
-pub fn username_taken_error() -> Error {
-    Error::conflict("USERNAME_TAKEN", "This username is already taken")
-}
-
-pub fn email_taken_error() -> Error {
-    Error::conflict(
-        "EMAIL_TAKEN",
-        "This email address is already used by another account",
-    )
 }

@@ -7,14 +7,17 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::extract::Authed;
-use crate::domain::fields::{Email, Password, Username};
-use crate::domain::{email, profile, sessions, two_factor};
+use crate::auth::Authed;
+use crate::domain::email::{self, Mailing};
+use crate::domain::fields::{Email, Password, Username, required};
+use crate::domain::{profile, sessions, two_factor};
+use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
-use crate::id::parse_id;
-use crate::input::{Input, Params, lenient_string, required};
+use crate::id::SessionId;
+use crate::input::{Input, Params, lenient_string};
 use crate::routes::failures::*;
 use crate::state::AppState;
+use crate::state::Inner;
 use crate::views::{self, CodeError, CodeMessage};
 
 #[derive(Serialize, ToSchema)]
@@ -56,13 +59,13 @@ pub struct TwoFactorStarted {
 #[utoipa::path(post, path = "/account/two-factor", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "PENDING_VERIFICATION", body = TwoFactorStarted),
-        (status = 409, description = "TWO_FACTOR_ALREADY_ENABLED", body = ErrorBody),
+        (status = 409, description = TWO_FACTOR_ALREADY_ENABLED, body = ErrorBody),
     ))]
 pub async fn start_two_factor(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<TwoFactorStarted>, Error> {
-    let e = two_factor::start(&state, &me.user).await?;
+    let e = two_factor::start(state.keys(), &state.cfg.totp_issuer, &me.user).await?;
     Ok(Json(TwoFactorStarted {
         code: "PENDING_VERIFICATION",
         error: "Two-factor authentication is pending verification".to_owned(),
@@ -87,7 +90,7 @@ pub struct CodeBody {
     responses(
         (status = 200, description = "TWO_FACTOR_ENABLED", body = CodeMessage),
         CodeRefused,
-        (status = 409, description = "TWO_FACTOR_ALREADY_ENABLED or TWO_FACTOR_NOT_PENDING", body = ErrorBody),
+        (status = 409, description = format!("{TWO_FACTOR_ALREADY_ENABLED} or {TWO_FACTOR_NOT_PENDING}"), body = ErrorBody),
     ))]
 pub async fn confirm_two_factor(
     State(state): State<AppState>,
@@ -95,7 +98,7 @@ pub async fn confirm_two_factor(
     Input(body): Input<CodeBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let code = required(body.code, "code")?;
-    two_factor::confirm(&state, &me.user, &code).await?;
+    two_factor::confirm(state.keys(), &me.user, &code).await?;
     Ok(done(
         "TWO_FACTOR_ENABLED",
         "Two-factor authentication is on",
@@ -108,7 +111,7 @@ pub async fn confirm_two_factor(
     responses(
         (status = 200, description = "TWO_FACTOR_DISABLED", body = CodeMessage),
         CodeRefused,
-        (status = 409, description = "TWO_FACTOR_NOT_ENABLED", body = ErrorBody),
+        (status = 409, description = TWO_FACTOR_NOT_ENABLED, body = ErrorBody),
     ))]
 pub async fn disable_two_factor(
     State(state): State<AppState>,
@@ -116,7 +119,7 @@ pub async fn disable_two_factor(
     Params(q): Params<CodeBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let code = required(q.code, "code")?;
-    two_factor::disable(&state, &me.user, &code).await?;
+    two_factor::disable(state.keys(), &me.user, &code).await?;
     Ok(done(
         "TWO_FACTOR_DISABLED",
         "Two-factor authentication is off",
@@ -127,13 +130,13 @@ pub async fn disable_two_factor(
 #[utoipa::path(get, path = "/account/two-factor/backup-codes", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "8-digit codes separated by a space", body = String, content_type = "text/plain; charset=utf-8"),
-        (status = 403, description = "TWO_FACTOR_NOT_ENABLED", body = ErrorBody),
+        (status = 403, description = TWO_FACTOR_NOT_ENABLED, body = ErrorBody),
     ))]
 pub async fn backup_codes(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<impl IntoResponse, Error> {
-    let codes = two_factor::backup_codes(&state, &me.user).await?;
+    let codes = two_factor::backup_codes(state.keys(), &me.user).await?;
     Ok((
         [(CONTENT_TYPE, "text/plain; charset=utf-8")],
         codes.join(" "),
@@ -153,8 +156,8 @@ pub struct EmailBody {
     responses(
         (status = 200, description = "PENDING_CONFIRMATION", body = CodeMessage),
         Invalid,
-        (status = 409, description = "EMAIL_TAKEN", body = ErrorBody),
-        (status = 429, description = "TOO_MANY_REQUESTS: a confirmation was just sent", body = ErrorBody),
+        (status = 409, description = EMAIL_TAKEN, body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_REQUESTS}: a confirmation was just sent"), body = ErrorBody),
     ))]
 pub async fn change_email(
     State(state): State<AppState>,
@@ -162,7 +165,7 @@ pub async fn change_email(
     Input(body): Input<EmailBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let new = Email::parse("email", &required(body.email, "email")?)?;
-    email::start(&state, &me.user, &new).await?;
+    email::start(state.db(), mailing(&state), &me.user, &new).await?;
     Ok(done(
         "PENDING_CONFIRMATION",
         format!("A confirmation was sent to {}", new.as_str()),
@@ -173,14 +176,14 @@ pub async fn change_email(
 #[utoipa::path(post, path = "/account/change-email/resend", tag = "account", security(("bearer" = [])),
     responses(
         (status = 200, description = "PENDING_CONFIRMATION", body = CodeMessage),
-        (status = 409, description = "EMAIL_CHANGE_NOT_PENDING", body = ErrorBody),
-        (status = 429, description = "TOO_MANY_REQUESTS", body = ErrorBody),
+        (status = 409, description = EMAIL_CHANGE_NOT_PENDING, body = ErrorBody),
+        (status = 429, description = TOO_MANY_REQUESTS, body = ErrorBody),
     ))]
 pub async fn resend_email_change(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<CodeMessage>, Error> {
-    email::resend(&state, &me.user).await?;
+    email::resend(state.db(), mailing(&state), &me.user).await?;
     Ok(done(
         "PENDING_CONFIRMATION",
         "The confirmation was sent again",
@@ -192,15 +195,15 @@ pub async fn resend_email_change(
     params(("email_token" = String, Path, description = "The token from the confirmation mail")),
     responses(
         (status = 200, description = "EMAIL_CHANGED", body = CodeMessage),
-        (status = 400, description = "INVALID_TOKEN: no pending change, or unknown or expired token", body = ErrorBody),
-        (status = 409, description = "EMAIL_TAKEN (taken meanwhile)", body = ErrorBody),
+        (status = 400, description = format!("{INVALID_TOKEN}: no pending change, or unknown or expired token"), body = ErrorBody),
+        (status = 409, description = format!("{EMAIL_TAKEN} (taken meanwhile)"), body = ErrorBody),
     ))]
 pub async fn confirm_email_change(
     State(state): State<AppState>,
     me: Authed,
     Path(token): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let new = email::confirm(&state, &me.user, &token).await?;
+    let new = email::confirm(state.db(), &state.sessions, &me.user, &token).await?;
     Ok(done(
         "EMAIL_CHANGED",
         format!("Your email address is now {new}"),
@@ -222,7 +225,7 @@ pub struct PasswordBody {
     request_body(content((PasswordBody = "application/x-www-form-urlencoded"), (PasswordBody = "application/json"))),
     responses(
         (status = 200, description = "PASSWORD_CHANGED", body = CodeMessage),
-        (status = 400, description = "VALIDATION_ERROR or INVALID_PASSWORD", body = ErrorBody),
+        (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_PASSWORD}"), body = ErrorBody),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
@@ -237,7 +240,8 @@ pub async fn change_password(
         required(body.new_password, "newPassword")?,
         &context,
     )?;
-    profile::change_password(&state, &me.user, &me.session_id, old, new).await?;
+    let current = me.session_id.as_str();
+    profile::change_password(state.db(), &state.sessions, &me.user, current, (old, new)).await?;
     Ok(done("PASSWORD_CHANGED", "Your password was changed"))
 }
 
@@ -254,7 +258,7 @@ pub struct UsernameBody {
     responses(
         (status = 200, description = "USERNAME_CHANGED; the message contains the new username", body = CodeMessage),
         Invalid,
-        (status = 409, description = "USERNAME_TAKEN", body = ErrorBody),
+        (status = 409, description = USERNAME_TAKEN, body = ErrorBody),
     ))]
 pub async fn change_username(
     State(state): State<AppState>,
@@ -262,7 +266,7 @@ pub async fn change_username(
     Input(body): Input<UsernameBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let name = Username::parse(&required(body.username, "username")?)?;
-    profile::change_username(&state, &me.user, &name).await?;
+    profile::change_username(state.db(), &state.sessions, &me.user, &name).await?;
     Ok(done(
         "USERNAME_CHANGED",
         format!("Your username is now {}", name.as_str()),
@@ -292,7 +296,7 @@ pub async fn list_sessions(
     params(("session_id" = String, Path, description = "A session's `_id`", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
         (status = 200, description = "SESSION_REVOKED", body = CodeError),
-        (status = 400, description = "INVALID_ID", body = ErrorBody),
+        (status = 400, description = INVALID_ID, body = ErrorBody),
         (status = 404, description = "No such live session of this user", body = ErrorBody),
     ))]
 pub async fn revoke_session(
@@ -300,11 +304,10 @@ pub async fn revoke_session(
     me: Authed,
     Path(session_id): Path<String>,
 ) -> Result<Json<CodeError>, Error> {
-    let id = parse_id("session_id", &session_id)?;
-    if !sessions::revoke(state.db().write(), &me.user.id, &id).await? {
-        return Err(error::not_found("Session"));
+    let id = SessionId::parse("session_id", &session_id)?;
+    if !sessions::revoke(state.db(), &state.sessions, &me.user.id, &id).await? {
+        return Err(error::no_such_session());
     }
-    state.session_revoked(&id, Some(&me.user.id)).await;
     Ok(Json(CodeError {
         code: "SESSION_REVOKED",
         error: "Session revoked".to_owned(),
@@ -321,9 +324,17 @@ pub async fn revoke_all_sessions(
     me: Authed,
 ) -> Result<Json<CodeError>, Error> {
     sessions::revoke_all(state.db().write(), &me.user.id, None).await?;
-    state.user_changed(&me.user.id).await;
+    state.sessions.user_changed(&me.user.id).await;
     Ok(Json(CodeError {
         code: "ALL_SESSIONS_REVOKE",
         error: "All sessions revoked".to_owned(),
     }))
+}
+
+/// How change-of-address confirmations are mailed.
+fn mailing(state: &Inner) -> Mailing<'_> {
+    Mailing {
+        link: state.cfg.email_change_link.as_deref(),
+        resend_interval: state.cfg.email_resend_interval,
+    }
 }

@@ -5,12 +5,14 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::extract::{Authed, Client};
-use crate::auth::limits;
-use crate::domain::fields::{Email, Password, Username};
-use crate::domain::{auth, sessions};
+use super::limits;
+use crate::auth::Authed;
+use crate::domain::auth;
+use crate::domain::fields::{Email, Password, Username, required};
+use crate::domain::sessions::{self, Client};
+use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
-use crate::input::{Input, lenient_string, required};
+use crate::input::{Input, lenient_string};
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeMessage};
@@ -52,8 +54,8 @@ fn tokens(user: &crate::entity::user::Model, pair: sessions::TokenPair) -> Json<
     responses(
         (status = 200, description = "Registered and logged in", body = AuthResponse),
         Invalid,
-        (status = 409, description = "USERNAME_TAKEN or EMAIL_TAKEN", body = ErrorBody),
-        (status = 429, description = "TOO_MANY_REQUESTS: too many registrations from this address this minute; Retry-After", body = ErrorBody),
+        (status = 409, description = format!("{USERNAME_TAKEN} or {EMAIL_TAKEN}"), body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many registrations from this address this minute; Retry-After"), body = ErrorBody),
     ))]
 pub async fn register(
     State(state): State<AppState>,
@@ -70,7 +72,14 @@ pub async fn register(
         email,
         password,
     };
-    let (user, pair) = auth::register(&state, registration, &client).await?;
+    let verify_link = state.cfg.email_verify_link.as_deref();
+    let (user, pair) = auth::register(
+        state.db(),
+        (&state.issuer(), verify_link),
+        registration,
+        &client,
+    )
+    .await?;
     Ok(tokens(&user, pair))
 }
 
@@ -92,19 +101,24 @@ pub struct LoginBody {
     responses(
         (status = 200, description = "Logged in", body = AuthResponse),
         Invalid,
-        (status = 401, description = "INVALID_CREDENTIALS, TWO_FACTOR_REQUIRED or INVALID_CODE", body = ErrorBody),
+        (status = 401, description = format!("{INVALID_CREDENTIALS}, {TWO_FACTOR_REQUIRED} or {INVALID_CODE}"), body = ErrorBody),
         Banned,
-        (status = 429, description = "TOO_MANY_ATTEMPTS (too many wrong codes) or TOO_MANY_REQUESTS (too many sign-ins from this address, or for this login, this minute; Retry-After)", body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_ATTEMPTS} (too many wrong codes) or {TOO_MANY_REQUESTS} (too many sign-ins from this address, or for this login, this minute; Retry-After)"), body = ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
     client: Client,
     Input(body): Input<LoginBody>,
 ) -> Result<Json<AuthResponse>, Error> {
-    let login = required(body.login, "login")?;
-    let password = required(body.password, "password")?;
-    limits::login(&state, client.ip, &login).await?;
-    let (user, pair) = auth::login(&state, &login, password, body.code, &client).await?;
+    let attempt = auth::Login {
+        login: required(body.login, "login")?,
+        password: required(body.password, "password")?,
+        code: body.code,
+    };
+    limits::login(&state, client.ip, &attempt.login).await?;
+    let issuer = state.issuer();
+    let (user, pair) =
+        auth::login(state.keys(), (&issuer, &state.dummy_hash), attempt, &client).await?;
     Ok(tokens(&user, pair))
 }
 
@@ -130,7 +144,8 @@ pub async fn refresh(
     Input(body): Input<RefreshBody>,
 ) -> Result<Json<AuthResponse>, Error> {
     let token = required(body.refresh_token, "refreshToken")?;
-    let (user, pair) = sessions::refresh(&state, &token).await?;
+    let (user, pair) =
+        sessions::refresh(state.db(), &state.sessions, &state.issuer(), &token).await?;
     Ok(tokens(&user, pair))
 }
 
@@ -141,10 +156,7 @@ pub async fn refresh(
         (status = 401, description = "Missing, invalid or expired token", body = ErrorBody),
     ))]
 pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<CodeMessage>, Error> {
-    sessions::revoke(state.db().write(), &me.user.id, &me.session_id).await?;
-    state
-        .session_revoked(&me.session_id, Some(&me.user.id))
-        .await;
+    sessions::revoke(state.db(), &state.sessions, &me.user.id, &me.session_id).await?;
     Ok(CodeMessage::new("LOGGED_OUT", "Logged out"))
 }
 
@@ -153,13 +165,13 @@ pub async fn logout(State(state): State<AppState>, me: Authed) -> Result<Json<Co
     params(("token" = String, Path, description = "The token from the verification mail")),
     responses(
         (status = 200, description = "EMAIL_VERIFIED", body = CodeMessage),
-        (status = 400, description = "INVALID_TOKEN: unknown, used or expired", body = ErrorBody),
+        (status = 400, description = format!("{INVALID_TOKEN}: unknown, used or expired"), body = ErrorBody),
     ))]
 pub async fn verify_email(
     State(state): State<AppState>,
     Path(token): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
-    auth::verify_email(&state, &token).await?;
+    auth::verify_email(state.db(), &state.sessions, &token).await?;
     Ok(CodeMessage::new(
         "EMAIL_VERIFIED",
         "Your email address is verified",

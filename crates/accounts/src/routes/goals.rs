@@ -5,13 +5,13 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::extract::Authed;
-use crate::domain::fields::{Title, parse_complete_by};
+use crate::auth::Authed;
+use crate::domain::fields::{Title, parse_complete_by, required};
 use crate::domain::goals;
 use crate::entity::{weekly_goal, yearly_goal};
 use crate::error::Error;
-use crate::id::parse_id;
-use crate::input::{Input, required};
+use crate::id::GoalId;
+use crate::input::Input;
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeMessage};
@@ -30,7 +30,7 @@ pub async fn list_weekly(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<WeeklyList>, Error> {
-    let list = goals::list::<weekly_goal::Entity>(&state, &me.user.id).await?;
+    let list = goals::list::<weekly_goal::Entity>(state.db(), &me.user_id()).await?;
     Ok(Json(WeeklyList {
         code: 200,
         goals: list.iter().map(Into::into).collect(),
@@ -49,9 +49,9 @@ pub async fn get_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<views::WeeklyGoal>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
     Ok(Json(
-        (&goals::get::<weekly_goal::Entity>(&state, &me.user.id, &id).await?).into(),
+        (&goals::get::<weekly_goal::Entity>(state.db(), &me.user_id(), &id).await?).into(),
     ))
 }
 
@@ -83,7 +83,7 @@ pub async fn create_weekly(
     Input(body): Input<WeeklyBody>,
 ) -> Result<Json<WeeklyCreated>, Error> {
     let title = Title::parse(&required(body.title, "title")?)?;
-    let goal = goals::weekly_create(&state, &me.user.id, title).await?;
+    let goal = goals::weekly_create(&state.weekly_goals, &me.user_id(), title).await?;
     Ok(Json(WeeklyCreated {
         code: 200,
         goal: (&goal).into(),
@@ -111,8 +111,8 @@ pub async fn complete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<Completion>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
-    goals::weekly_set_completed(&state, &me.user.id, &id, true).await?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    goals::weekly_set_completed(state.db(), &me.user_id(), &id, true).await?;
     Ok(Json(Completion {
         code: "COMPLETED",
         is_completed: true,
@@ -131,8 +131,8 @@ pub async fn uncomplete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<Completion>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
-    goals::weekly_set_completed(&state, &me.user.id, &id, false).await?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    goals::weekly_set_completed(state.db(), &me.user_id(), &id, false).await?;
     Ok(Json(Completion {
         code: "NOT_COMPLETED",
         is_completed: false,
@@ -157,8 +157,8 @@ pub async fn delete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<NumberCodeMessage>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
-    goals::delete::<weekly_goal::Entity>(&state, &me.user.id, &id).await?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    goals::delete::<weekly_goal::Entity>(state.db(), &me.user_id(), &id).await?;
     Ok(Json(NumberCodeMessage {
         code: 200,
         message: "Weekly goal deleted".to_owned(),
@@ -178,7 +178,7 @@ pub async fn list_yearly(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<YearlyList>, Error> {
-    let list = goals::list::<yearly_goal::Entity>(&state, &me.user.id).await?;
+    let list = goals::list::<yearly_goal::Entity>(state.db(), &me.user_id()).await?;
     Ok(Json(YearlyList {
         total: u64::try_from(list.len()).unwrap_or(u64::MAX),
         goals: list.iter().map(Into::into).collect(),
@@ -197,9 +197,9 @@ pub async fn get_yearly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<views::YearlyGoal>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
     Ok(Json(
-        (&goals::get::<yearly_goal::Entity>(&state, &me.user.id, &id).await?).into(),
+        (&goals::get::<yearly_goal::Entity>(state.db(), &me.user_id(), &id).await?).into(),
     ))
 }
 
@@ -254,7 +254,7 @@ pub async fn create_yearly(
 ) -> Result<Json<YearlyCreated>, Error> {
     let title = Title::parse(&required(body.title, "title")?)?;
     let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
-    let goal = goals::yearly_create(&state, &me.user.id, title, by).await?;
+    let goal = goals::yearly_create(state.db(), &me.user_id(), title, by).await?;
     Ok(Json(YearlyCreated {
         goal: (&goal).into(),
         message: "Yearly goal created".to_owned(),
@@ -273,7 +273,7 @@ pub async fn delete_yearly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let id = parse_id("goal_id", &goal_id)?;
-    goals::delete::<yearly_goal::Entity>(&state, &me.user.id, &id).await?;
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    goals::delete::<yearly_goal::Entity>(state.db(), &me.user_id(), &id).await?;
     Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
 }

@@ -4,6 +4,7 @@ mod account;
 mod auth;
 mod failures;
 mod goals;
+mod limits;
 
 use keel_platform::http::openapi::{AuthFailures, HttpAuth};
 use keel_platform::utoipa_axum::router::OpenApiRouter;

@@ -1,4 +1,4 @@
-use keel_accounts::auth::totp;
+use keel_accounts::identity::totp;
 use reqwest::Method;
 
 use crate::helpers::{Api, User};

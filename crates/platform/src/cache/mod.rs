@@ -12,11 +12,13 @@ use crate::config::Secret;
 
 mod breaker;
 mod rate;
+mod sweep;
 mod window;
 
 use breaker::Breaker;
 
 pub use rate::RateDecision;
+pub use sweep::Sweep;
 pub use window::{Admitted, ArrivalWindow};
 
 /// Redis failed or did not answer in time. Every such error means the

@@ -26,11 +26,7 @@ async fn within(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
     if d.allowed {
         Ok(())
     } else {
-        Err(error::too_many(
-            "TOO_MANY_REQUESTS",
-            "Too many attempts; try again in a minute",
-            d.retry_after.as_secs().max(1),
-        ))
+        Err(error::too_many_attempts(d.retry_after.as_secs().max(1)))
     }
 }
 

@@ -1,7 +1,6 @@
-//! Request authentication as extractors: `Authed` (a live session's user)
-//! and `Client` (address and User-Agent of the caller).
+//! Who is calling, as extractors: `Authed` (a live session's user) and
+//! `Client` (address and User-Agent of the caller).
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
@@ -10,15 +9,23 @@ use axum::http::request::Parts;
 use chrono::Utc;
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use crate::auth::tokens::TokenError;
+use crate::domain::sessions::Client;
 use crate::entity::{session, user};
 use crate::error::{self, Error};
+use crate::id::{SessionId, UserId};
+use crate::identity::tokens::TokenError;
 use crate::state::AppState;
 
 /// The user of a live session: at most one indexed read, never a write.
 pub struct Authed {
     pub user: Arc<user::Model>,
-    pub session_id: String,
+    pub session_id: SessionId,
+}
+
+impl Authed {
+    pub fn user_id(&self) -> UserId {
+        UserId::stored(self.user.id.as_str())
+    }
 }
 
 pub fn bearer(parts: &Parts) -> Option<&str> {
@@ -34,11 +41,10 @@ impl FromRequestParts<AppState> for Authed {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let token = bearer(parts)
-            .ok_or_else(|| error::unauthorized("A bearer access token is required"))?;
+        let token = bearer(parts).ok_or_else(error::no_token)?;
         let claims = state.tokens.verify(token).map_err(|e| match e {
-            TokenError::Expired => error::unauthorized("The access token has expired"),
-            TokenError::Invalid => error::unauthorized("The access token is invalid"),
+            TokenError::Expired => error::token_expired(),
+            TokenError::Invalid => error::token_invalid(),
         })?;
         let cached = match state.sessions.get(&claims.sid, &claims.sub) {
             Some((user, None)) => Some(user),
@@ -53,11 +59,11 @@ impl FromRequestParts<AppState> for Authed {
             None => load(state, &claims.sid, &claims.sub).await?,
         };
         if user.is_banned {
-            return Err(banned());
+            return Err(error::banned());
         }
         Ok(Self {
             user,
-            session_id: claims.sid,
+            session_id: SessionId::stored(claims.sid),
         })
     }
 }
@@ -83,7 +89,7 @@ async fn load(
         .one(state.db().read())
         .await?;
     let Some((s, Some(u))) = found else {
-        return Err(error::unauthorized("The session has ended"));
+        return Err(error::session_ended());
     };
     let u = Arc::new(u);
     state
@@ -92,16 +98,7 @@ async fn load(
     Ok(u)
 }
 
-pub fn banned() -> Error {
-    Error::forbidden("ACCOUNT_BANNED", "This account is banned")
-}
-
 /// The caller's address (through trusted proxies) and User-Agent.
-pub struct Client {
-    pub ip: IpAddr,
-    pub user_agent: Option<String>,
-}
-
 impl FromRequestParts<AppState> for Client {
     type Rejection = Error;
 

@@ -20,9 +20,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use keel_platform::cache::Cache;
+use keel_platform::cache::{Cache, Sweep};
+use keel_platform::db::Db;
+use keel_platform::sea_orm::EntityTrait;
 
-use crate::entity::user;
+use crate::entity::{session, user};
 
 const CAPACITY: usize = 100_000;
 
@@ -34,10 +36,11 @@ struct Entry {
     shared: Option<i64>,
 }
 
-#[derive(Default)]
 struct Inner {
     epoch: u64,
     entries: HashMap<String, Entry>,
+    /// Entries past the time to live are dropped this often.
+    sweep: Sweep,
 }
 
 pub struct SessionCache {
@@ -57,7 +60,11 @@ impl SessionCache {
     pub fn new(ttl: Duration, shared: Option<Cache>) -> Self {
         Self {
             ttl,
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(Inner {
+                epoch: 0,
+                entries: HashMap::new(),
+                sweep: Sweep::every(ttl),
+            }),
             shared: shared.filter(Cache::is_redis),
         }
     }
@@ -135,8 +142,8 @@ impl SessionCache {
         if inner.epoch != epoch {
             return;
         }
-        if inner.entries.len() >= CAPACITY {
-            let ttl = self.ttl;
+        let ttl = self.ttl;
+        if inner.sweep.due() || inner.entries.len() >= CAPACITY {
             inner.entries.retain(|_, e| e.cached_at.elapsed() < ttl);
             if inner.entries.len() >= CAPACITY {
                 inner.entries.clear();
@@ -165,6 +172,34 @@ impl SessionCache {
         let mut inner = self.lock();
         inner.epoch += 1;
         inner.entries.retain(|_, e| e.user.id != user_id);
+    }
+
+    /// Call after committing any change to the user's row or sessions,
+    /// before answering: every node sees it from the next request on.
+    pub async fn user_changed(&self, user_id: &str) {
+        self.forget_user(user_id);
+        self.bump(user_id).await;
+    }
+
+    /// Call after committing a session's revocation, before answering;
+    /// `user_id` when known (else it is looked up, only when shared).
+    pub async fn session_revoked(&self, db: &Db, session_id: &str, user_id: Option<&str>) {
+        self.forget_session(session_id);
+        if !self.is_shared() {
+            return;
+        }
+        let owner = match user_id {
+            Some(u) => Some(u.to_owned()),
+            None => session::Entity::find_by_id(session_id)
+                .one(db.read())
+                .await
+                .ok()
+                .flatten()
+                .map(|s| s.user_id),
+        };
+        if let Some(u) = owner {
+            self.bump(&u).await;
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use base64::Engine;
 use rand::{Rng, RngCore};
 use totp_rs::{Algorithm, Builder, Totp};
 
-use crate::error::Error;
+use keel_platform::failure::Cause;
 
 const STEP: u64 = 30;
 
@@ -15,7 +15,7 @@ pub fn new_secret() -> Vec<u8> {
     s
 }
 
-fn totp(secret: &[u8], issuer: &str, account: &str) -> Result<Totp, Error> {
+fn totp(secret: &[u8], issuer: &str, account: &str) -> Result<Totp, Cause> {
     Builder::new()
         .with_algorithm(Algorithm::SHA1)
         .with_digits(6)
@@ -25,7 +25,7 @@ fn totp(secret: &[u8], issuer: &str, account: &str) -> Result<Totp, Error> {
         .with_issuer(Some(issuer))
         .with_account_name(account)
         .build()
-        .map_err(Error::internal)
+        .map_err(Cause::from)
 }
 
 /// The secret as base32 (what authenticator apps take).
@@ -33,14 +33,12 @@ pub fn base32(secret: &[u8]) -> String {
     base32::encode(base32::Alphabet::Rfc4648 { padding: false }, secret)
 }
 
-pub fn otpauth_url(secret: &[u8], issuer: &str, account: &str) -> Result<String, Error> {
-    totp(secret, issuer, account)?
-        .to_url()
-        .map_err(Error::internal)
+pub fn otpauth_url(secret: &[u8], issuer: &str, account: &str) -> Result<String, Cause> {
+    totp(secret, issuer, account)?.to_url().map_err(Cause::from)
 }
 
 /// The code for `unix_time` (used by tests and by verification).
-pub fn code_at(secret: &[u8], unix_time: u64) -> Result<String, Error> {
+pub fn code_at(secret: &[u8], unix_time: u64) -> Result<String, Cause> {
     Ok(totp(secret, "keel", "user")?
         .generate(unix_time)
         .to_string())
@@ -53,7 +51,7 @@ pub fn matching_step(
     code: &str,
     now: u64,
     last_step: i64,
-) -> Result<Option<i64>, Error> {
+) -> Result<Option<i64>, Cause> {
     let code = code.trim();
     if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(None);
@@ -82,8 +80,8 @@ pub fn new_backup_codes() -> Vec<String> {
 }
 
 /// A PNG of the QR code for `text`, as a `data:` URI.
-pub fn qr_data_uri(text: &str) -> Result<String, Error> {
-    let code = qrcode::QrCode::new(text.as_bytes()).map_err(Error::internal)?;
+pub fn qr_data_uri(text: &str) -> Result<String, Cause> {
+    let code = qrcode::QrCode::new(text.as_bytes()).map_err(Cause::from)?;
     let modules = code.width();
     let (scale, quiet) = (6usize, 4usize);
     let side = (modules + 2 * quiet) * scale;
@@ -101,12 +99,12 @@ pub fn qr_data_uri(text: &str) -> Result<String, Error> {
     }
     let mut png = Vec::new();
     {
-        let side = u32::try_from(side).map_err(Error::internal)?;
+        let side = u32::try_from(side).map_err(Cause::from)?;
         let mut enc = png::Encoder::new(&mut png, side, side);
         enc.set_color(png::ColorType::Grayscale);
         enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(Error::internal)?;
-        writer.write_image_data(&pixels).map_err(Error::internal)?;
+        let mut writer = enc.write_header().map_err(Cause::from)?;
+        writer.write_image_data(&pixels).map_err(Cause::from)?;
     }
     Ok(format!(
         "data:image/png;base64,{}",
