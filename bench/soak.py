@@ -185,14 +185,21 @@ def run(cmd):
 def sample(pid, backend):
     with open(f"/proc/{pid}/status") as f:
         rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:")) / 1024
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    fds = sockets = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        fds += 1
+        sockets += target.startswith("socket:")
     db = ""
     if backend == "postgres":
         db = run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-tAc",
                   f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{os.environ['PG_DB']}'"])
     redis = run(["redis-cli", "-h", "127.0.0.1", "info", "clients"])
     clients = next((l.split(":")[1] for l in redis.splitlines() if l.startswith("connected_clients:")), "")
-    return rss, fds, db, clients
+    return rss, fds, db, clients, sockets
 
 
 def main():
@@ -212,37 +219,50 @@ def main():
     stop.set()
     for th in threads:
         th.join()
-    # After the load: what is left open once it stops, until the
-    # descriptors are back to where they were idle (the pool closes idle
-    # connections after KEEL_DB_IDLE_SECS) or AFTER_AT_MOST has passed.
+    # After the load: what is left open once it stops, until the sockets
+    # are back to where they were idle (the pool closes idle connections
+    # after KEEL_DB_IDLE_SECS) or AFTER_AT_MOST has passed. Files are
+    # counted apart: SQLite keeps the descriptor of a closed connection's
+    # database file while another connection of the process holds a lock on
+    # it (POSIX locks are per process) and hands it to the next connection
+    # it opens, so those stay at the most ever open together.
     stopped = time.time()
     back_after = None
     while time.time() - stopped < AFTER_AT_MOST:
         time.sleep(SAMPLE_EVERY)
         rows.append((time.time() - started, *sample(pid, backend), "after"))
-        if rows[-1][2] <= baseline[1]:
+        if rows[-1][5] <= baseline[4]:
             back_after = round(time.time() - stopped)
             break
     with open(f"{out_dir}/soak.csv", "w") as f:
-        f.write("seconds,rss_mib,fds,db_connections,redis_clients,phase\n")
+        f.write("seconds,rss_mib,fds,db_connections,redis_clients,sockets,phase\n")
         for r in rows:
-            f.write(f"{r[0]:.1f},{r[1]:.1f},{r[2]},{r[3]},{r[4]},{r[5]}\n")
-    load = [r for r in rows if r[5] == "load"]
+            f.write(f"{r[0]:.1f},{r[1]:.1f},{r[2]},{r[3]},{r[4]},{r[5]},{r[6]}\n")
+    load = [r for r in rows if r[6] == "load"]
     half = [r[1] for r in load if r[0] >= seconds / 2]
     mid = statistics.median([r[1] for r in load if seconds * 0.4 <= r[0] <= seconds * 0.6] or [0])
     end = statistics.median([r[1] for r in load if r[0] >= seconds * 0.9] or [0])
-    growth = (end - mid) / mid * 100 if mid else 0.0
-    after = [r for r in rows if r[5] == "after"]
+    # What stays resident: the least RSS of a minute, around the middle and
+    # at the end. A registration's password hash takes 19 MiB for a moment
+    # (argon2), so single samples jump by that and fall back; the floor
+    # under them is what grows if anything is kept.
+    floor_mid = min([r[1] for r in load if abs(r[0] - seconds / 2) <= 30] or [0])
+    floor_end = min([r[1] for r in load if r[0] >= seconds - 60] or [0])
+    growth = (floor_end - floor_mid) / floor_mid * 100 if floor_mid else 0.0
+    after = [r for r in rows if r[6] == "after"]
     summary = {
         "seconds": seconds, "requests": dict(sorted(t.statuses.items())),
         "users": len(t.tokens), "rss_idle_mib": round(baseline[0], 1),
         "rss_mid_mib": round(mid, 1), "rss_end_mib": round(end, 1),
+        "rss_floor_mid_mib": round(floor_mid, 1), "rss_floor_end_mib": round(floor_end, 1),
         "rss_peak_mib": round(max(r[1] for r in rows), 1),
         "rss_growth_last_half_pct": round(growth, 2),
         "rss_last_half_range_mib": [round(min(half or [0]), 1), round(max(half or [0]), 1)],
         "fds_idle": baseline[1], "fds_peak": max(r[2] for r in rows),
         "fds_after": after[-1][2] if after else None,
-        "fds_back_to_idle_after_s": back_after,
+        "sockets_idle": baseline[4], "sockets_peak": max(r[5] for r in rows),
+        "sockets_after": after[-1][5] if after else None,
+        "sockets_back_to_idle_after_s": back_after,
         "db_connections_peak": max((int(r[3]) for r in rows if str(r[3]).isdigit()), default=None),
         "redis_clients_peak": max((int(r[4]) for r in rows if str(r[4]).isdigit()), default=None),
     }

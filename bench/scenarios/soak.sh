@@ -43,6 +43,7 @@ set ylabel "RSS (MiB)"
 plot "$out/soak.csv" using 1:2 with linespoints title "resident memory"
 set ylabel "count"
 plot "$out/soak.csv" using 1:3 with lines title "open descriptors", \
+     "$out/soak.csv" using 1:6 with lines title "sockets", \
      "$out/soak.csv" using 1:(\$4 eq "" ? NaN : \$4) with lines title "database connections", \
      "$out/soak.csv" using 1:5 with lines title "Redis clients"
 unset multiplot

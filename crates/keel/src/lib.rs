@@ -135,6 +135,10 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     let shutdown = CancellationToken::new();
     let tasks = Tasks::new();
     tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
+    tasks.spawn(
+        "idle database connections",
+        platform.db.clone().close_idle_until(tasks.token()),
+    );
     if platform.db.reach().is_watched() {
         let reach = platform.db.reach().clone();
         tasks.spawn("database reachability", reach.watch(tasks.token()));

@@ -36,6 +36,8 @@ pub struct Db {
     short: Option<Arc<short_pg::ShortReads>>,
     /// Whether the database can be reached at all.
     reach: reach::Reach,
+    /// Connections idle this long are closed.
+    idle_for: Duration,
 }
 
 impl Db {
@@ -78,6 +80,7 @@ impl Db {
                     inline: None,
                     short,
                     reach: reach::Reach::postgres(url.clone()),
+                    idle_for: cfg.idle_timeout,
                 })
             }
             DatabaseUrl::Sqlite(url) => {
@@ -94,7 +97,27 @@ impl Db {
                     inline,
                     short: None,
                     reach: reach::Reach::local(),
+                    idle_for: cfg.idle_timeout,
                 })
+            }
+        }
+    }
+
+    /// Closes the connections kept outside the pools (short reads) once
+    /// they have been idle as long as the pools' own would be, checking
+    /// every few seconds until `stop`.
+    pub async fn close_idle_until(self, stop: tokio_util::sync::CancellationToken) {
+        let every = (self.idle_for / 4).clamp(Duration::from_secs(1), Duration::from_secs(30));
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            if let Some(inline) = &self.inline {
+                inline.close_idle(self.idle_for);
+            }
+            if let Some(short) = &self.short {
+                short.close_idle(self.idle_for).await;
             }
         }
     }

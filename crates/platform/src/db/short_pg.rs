@@ -109,6 +109,15 @@ impl ShortReads {
             .collect()
     }
 
+    /// Closes the connections idle for `longer_than`.
+    pub async fn close_idle(&self, longer_than: std::time::Duration) {
+        for conn in self.idle.expired(longer_than) {
+            if let Err(e) = conn.close().await {
+                tracing::debug!(error = %e, "closing an idle short-read connection");
+            }
+        }
+    }
+
     /// Closes the idle connections (each says goodbye to the server).
     pub async fn close(&self) {
         self.slots.close();

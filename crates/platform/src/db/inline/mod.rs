@@ -113,6 +113,11 @@ impl InlineReads {
         Ok(conn)
     }
 
+    /// Closes the connections idle for `longer_than`.
+    pub fn close_idle(&self, longer_than: std::time::Duration) {
+        drop(self.idle.expired(longer_than));
+    }
+
     fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Miss>) -> Result<T, Miss> {
         let conn = match self.idle.take() {
             Some(conn) => conn,
