@@ -14,7 +14,7 @@ use keel_platform::crypto::constant_time_eq;
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::state::AppState;
 
 pub const COOKIE_NAME: &str = "svc_session";
@@ -31,13 +31,13 @@ pub trait Forbidden: Send + Sync + 'static {
 /// Site administration (settings, forms, submissions).
 pub struct Site;
 impl Forbidden for Site {
-    const CODE: &'static str = "rest_forbidden";
+    const CODE: &'static str = error::code::REST_FORBIDDEN;
 }
 
 /// The push module's admin routes.
 pub struct Push;
 impl Forbidden for Push {
-    const CODE: &'static str = "svc_push_forbidden";
+    const CODE: &'static str = error::code::PUSH_FORBIDDEN;
     const ALWAYS_FORBIDDEN: bool = true;
 }
 
@@ -45,17 +45,6 @@ impl Forbidden for Push {
 pub struct Admin<F: Forbidden = Site> {
     pub user: user::Model,
     _code: PhantomData<F>,
-}
-
-fn not_logged_in() -> Error {
-    Error::unauthorized("rest_not_logged_in", "You are not currently logged in.")
-}
-
-fn bad_app_password() -> Error {
-    Error::unauthorized(
-        "incorrect_password",
-        "The provided password is an invalid application password.",
-    )
 }
 
 pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
@@ -83,7 +72,7 @@ fn basic(parts: &Parts) -> Option<Result<(String, String), Error>> {
     Some(
         decoded
             .and_then(|d| d.split_once(':').map(|(u, p)| (u.to_owned(), p.to_owned())))
-            .ok_or_else(bad_app_password),
+            .ok_or_else(error::bad_app_password),
     )
 }
 
@@ -100,7 +89,7 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
         let (username, password) = creds?;
         return admin::check_app_password(&state.db, &username, &password)
             .await?
-            .ok_or_else(bad_app_password);
+            .ok_or_else(error::bad_app_password);
     }
     session(parts, state).await
 }
@@ -109,11 +98,11 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model
 /// application password does not count.
 pub async fn session(parts: &Parts, state: &AppState) -> Result<user::Model, Error> {
     let Some(token) = cookie(parts, COOKIE_NAME) else {
-        return Err(not_logged_in());
+        return Err(error::not_logged_in());
     };
     let (session, u) = admin::find_session(&state.db, token)
         .await?
-        .ok_or_else(not_logged_in)?;
+        .ok_or_else(error::not_logged_in)?;
     // The host site's convention: a cookie alone is not enough on any
     // method; the session's nonce must come with it (header, or the
     // `_wpnonce` query parameter for plain links such as an export).
@@ -125,10 +114,7 @@ pub async fn session(parts: &Parts, state: &AppState) -> Result<user::Model, Err
         .or_else(|| query_nonce(parts))
         .unwrap_or_default();
     if !constant_time_eq(given.as_bytes(), session.nonce.as_bytes()) {
-        return Err(Error::forbidden(
-            "rest_cookie_invalid_nonce",
-            "Cookie check failed",
-        ));
+        return Err(error::bad_nonce());
     }
     Ok(u)
 }
@@ -137,7 +123,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let forbidden = || Error::forbidden(F::CODE, "Sorry, you are not allowed to do that.");
+        let forbidden = || error::not_allowed(F::CODE);
         let user = match authenticate(parts, state).await {
             Ok(user) => user,
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),

@@ -9,7 +9,7 @@ use keel_platform::http::PlatformError;
 use keel_platform::http::input::{self, Formats};
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 /// The body's fields as a JSON object.
 pub struct Fields(pub Map<String, Value>);
@@ -24,13 +24,9 @@ impl<S: Send + Sync> FromRequest<S> for Fields {
             .map_err(|r| Error::from(PlatformError::from_rejection(r.status(), r.body_text())))?;
         match input::parse(&headers, bytes, Formats::ANY).await? {
             Value::Object(map) => Ok(Self(map)),
-            _ => Err(not_an_object()),
+            _ => Err(error::not_an_object()),
         }
     }
-}
-
-pub fn not_an_object() -> Error {
-    Error::bad_request("rest_invalid_json", "The body must be a JSON object")
 }
 
 // `Body<T>`: a JSON body of the admin routes read into its type (a field

@@ -4,6 +4,9 @@
 use axum::http::StatusCode;
 use keel_platform::http::input::InputError;
 use keel_platform::http::{ApiError, PlatformError, WireShape};
+
+use crate::domain::event::HistoryError;
+use crate::domain::values::FieldError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -59,13 +62,52 @@ pub fn unauthorized() -> Error {
     status(StatusCode::UNAUTHORIZED, "Unauthorized")
 }
 
+/// A body that is not `application/json`.
+pub fn not_json_content() -> Error {
+    bad_request("Content-Type must be application/json")
+}
+
+/// A body that is JSON but not an object.
+pub fn not_an_object() -> Error {
+    bad_request("Request body must be a JSON object")
+}
+
+/// A body that is not JSON at all.
+pub fn not_json(e: &serde_json::Error) -> Error {
+    bad_request(format!("Request body is not valid JSON: {e}"))
+}
+
+/// A body holding U+0000.
+pub fn nul_refused() -> Error {
+    bad_request(keel_platform::http::input::NUL_REFUSED)
+}
+
+pub fn no_such_device() -> Error {
+    status(StatusCode::NOT_FOUND, "Device not found")
+}
+
 /// The documented message for an absent (or blank) required field.
 pub fn missing(field: &str) -> Error {
-    bad_request(format!("Missing required field: {field}"))
+    Error::from(FieldError::Missing(field.to_owned()))
 }
 
 pub fn invalid(field: &str, problem: &str) -> Error {
-    bad_request(format!("Invalid field: {field} {problem}"))
+    Error::from(FieldError::invalid(field, problem))
+}
+
+impl From<FieldError> for Error {
+    fn from(e: FieldError) -> Self {
+        bad_request(e.to_string())
+    }
+}
+
+impl From<HistoryError> for Error {
+    fn from(e: HistoryError) -> Self {
+        match e {
+            HistoryError::Db(db) => Error::from(db),
+            HistoryError::Write(w) => Error::internal(w),
+        }
+    }
 }
 
 /// Renders platform errors for this service.

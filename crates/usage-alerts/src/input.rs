@@ -28,20 +28,16 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
         let json = media_type(req.headers())
             .is_some_and(|t| t == "application/json" || t.ends_with("+json"));
         if !json {
-            return Err(error::bad_request("Content-Type must be application/json"));
+            return Err(error::not_json_content());
         }
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|r| Error::from(PlatformError::from_rejection(r.status(), r.body_text())))?;
         match serde_json::from_slice::<Value>(&bytes) {
-            Ok(v @ Value::Object(_)) if input::refuse_nul(&v).is_err() => {
-                Err(error::bad_request(input::NUL_REFUSED))
-            }
+            Ok(v @ Value::Object(_)) if input::refuse_nul(&v).is_err() => Err(error::nul_refused()),
             Ok(Value::Object(map)) => Ok(Self(map)),
-            Ok(_) => Err(error::bad_request("Request body must be a JSON object")),
-            Err(e) => Err(error::bad_request(format!(
-                "Request body is not valid JSON: {e}"
-            ))),
+            Ok(_) => Err(error::not_an_object()),
+            Err(e) => Err(error::not_json(&e)),
         }
     }
 }
@@ -59,22 +55,9 @@ pub fn typed<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, Error> {
     input::from_value(Value::Object(map)).map_err(Error::from)
 }
 
-/// Absent, `null`, or a string with nothing but spaces: what a client
-/// checking the documented message calls missing. (`0` and `false` are values.)
-pub fn is_missing(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => true,
-        Some(Value::String(s)) => input::is_blank(s),
-        Some(_) => false,
-    }
-}
-
 /// Presence before format: the first of `fields` that is missing.
 pub fn require(obj: &Map<String, Value>, fields: &[&str]) -> Result<(), Error> {
-    match fields.iter().find(|f| is_missing(obj.get(**f))) {
-        Some(f) => Err(error::missing(f)),
-        None => Ok(()),
-    }
+    Ok(crate::domain::values::require(obj, fields)?)
 }
 
 #[cfg(test)]

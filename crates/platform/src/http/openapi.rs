@@ -33,14 +33,14 @@ impl AuthFailures {
             op.responses
                 .responses
                 .entry((*status).to_owned())
-                .or_insert_with(|| described(description));
+                .or_insert_with(|| described(*description));
         }
     }
 }
 
 /// An answer described, its body left to [`finish`] (the service's error
 /// body for an error status).
-pub fn described(description: &str) -> RefOr<Response> {
+pub fn described(description: impl Into<String>) -> RefOr<Response> {
     ResponseBuilder::new()
         .description(description)
         .build()
@@ -61,7 +61,7 @@ pub fn described(description: &str) -> RefOr<Response> {
 /// ```
 #[macro_export]
 macro_rules! failures {
-    ($($(#[$meta:meta])* $vis:vis $name:ident { $($status:literal => $description:literal),+ $(,)? })+) => {
+    ($($(#[$meta:meta])* $vis:vis $name:ident { $($status:literal => $description:expr),+ $(,)? })+) => {
         $(
             $(#[$meta])*
             $vis enum $name {}

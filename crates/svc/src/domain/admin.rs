@@ -5,14 +5,32 @@
 use chrono::{DateTime, Utc};
 use keel_platform::crypto::{constant_time_eq, random_token, sha256_hex};
 use keel_platform::db::{Db, is_unique_violation};
-use keel_platform::password;
+use keel_platform::password::{self, HashError};
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+    ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 use rand::Rng;
 
 use crate::entity::{app_password, session, user};
-use crate::error::Error;
+
+/// Why a user or an application password could not be added or found.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("username must be 1 to 60 of a-z A-Z 0-9 _ . - @")]
+    BadUsername,
+    #[error("The user {0:?} exists already")]
+    UserExists(String),
+    #[error("No user {0:?}")]
+    NoUser(String),
+    #[error("name must be 1 to 100 characters")]
+    BadName,
+    #[error("{username} already has an application password named {name:?}")]
+    DuplicateName { username: String, name: String },
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 pub const CAPABILITY: &str = "svc_manage";
 
@@ -20,12 +38,8 @@ pub fn has_capability(u: &user::Model, cap: &str) -> bool {
     u.capabilities.split_whitespace().any(|c| c == cap)
 }
 
-fn conflict(message: String) -> Error {
-    Error::conflict("existing_user_login", message)
-}
-
-fn no_user(username: &str) -> Error {
-    Error::not_found("invalid_username", format!("No user {username:?}"))
+fn no_user(username: &str) -> AdminError {
+    AdminError::NoUser(username.to_owned())
 }
 
 /// Creates a user; its login password is the one given or a new random one
@@ -35,21 +49,16 @@ pub async fn add_user(
     username: &str,
     password: Option<String>,
     capability: bool,
-) -> Result<(user::Model, String), Error> {
+) -> Result<(user::Model, String), AdminError> {
     let ok = (1..=60).contains(&username.len())
         && username
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.-@".contains(&b));
     if !ok {
-        return Err(Error::bad_request(
-            "invalid_username",
-            "username must be 1 to 60 of a-z A-Z 0-9 _ . - @",
-        ));
+        return Err(AdminError::BadUsername);
     }
     let password = password.unwrap_or_else(|| random_token(18));
-    let hash = password::hash(password.clone())
-        .await
-        .map_err(Error::internal)?;
+    let hash = password::hash(password.clone()).await?;
     let caps = if capability { CAPABILITY } else { "" };
     let created = user::ActiveModel {
         username: Set(username.to_owned()),
@@ -62,18 +71,16 @@ pub async fn add_user(
     .await;
     match created {
         Ok(u) => Ok((u, password)),
-        Err(e) if is_unique_violation(&e) => {
-            Err(conflict(format!("The user {username:?} exists already")))
-        }
+        Err(e) if is_unique_violation(&e) => Err(AdminError::UserExists(username.to_owned())),
         Err(e) => Err(e.into()),
     }
 }
 
-pub async fn find_user(db: &Db, username: &str) -> Result<Option<user::Model>, Error> {
-    Ok(user::Entity::find()
+pub async fn find_user(db: &Db, username: &str) -> Result<Option<user::Model>, DbErr> {
+    user::Entity::find()
         .filter(user::Column::Username.eq(username))
         .one(db.read())
-        .await?)
+        .await
 }
 
 const APP_PASSWORD_ALPHABET: &[u8] =
@@ -102,16 +109,13 @@ pub fn normalize_app_password(given: &str) -> String {
 }
 
 /// Adds an application password named `name`; returns it (shown once).
-pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<String, Error> {
+pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<String, AdminError> {
     let u = find_user(db, username)
         .await?
         .ok_or_else(|| no_user(username))?;
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(Error::bad_request(
-            "rest_invalid_param",
-            "name must be 1 to 100 characters",
-        ));
+        return Err(AdminError::BadName);
     }
     let (raw, shown) = new_app_password();
     let row = app_password::ActiveModel {
@@ -123,16 +127,16 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
     };
     match row.insert(db.write()).await {
         Ok(_) => Ok(shown),
-        Err(e) if is_unique_violation(&e) => Err(Error::conflict(
-            "application_password_duplicate_name",
-            format!("{username} already has an application password named {name:?}"),
-        )),
+        Err(e) if is_unique_violation(&e) => Err(AdminError::DuplicateName {
+            username: username.to_owned(),
+            name: name.to_owned(),
+        }),
         Err(e) => Err(e.into()),
     }
 }
 
 /// Removes the named application password; false if there was none.
-pub async fn revoke_app_password(db: &Db, username: &str, name: &str) -> Result<bool, Error> {
+pub async fn revoke_app_password(db: &Db, username: &str, name: &str) -> Result<bool, AdminError> {
     let u = find_user(db, username)
         .await?
         .ok_or_else(|| no_user(username))?;
@@ -147,7 +151,7 @@ pub async fn revoke_app_password(db: &Db, username: &str, name: &str) -> Result<
 pub async fn list_app_passwords(
     db: &Db,
     username: &str,
-) -> Result<Vec<(String, DateTime<Utc>)>, Error> {
+) -> Result<Vec<(String, DateTime<Utc>)>, AdminError> {
     let u = find_user(db, username)
         .await?
         .ok_or_else(|| no_user(username))?;
@@ -166,7 +170,7 @@ pub async fn check_app_password(
     db: &Db,
     username: &str,
     given: &str,
-) -> Result<Option<user::Model>, Error> {
+) -> Result<Option<user::Model>, DbErr> {
     let Some(u) = find_user(db, username).await? else {
         return Ok(None);
     };
@@ -186,7 +190,7 @@ pub async fn open_session(
     db: &Db,
     u: &user::Model,
     ttl: chrono::Duration,
-) -> Result<(String, String), Error> {
+) -> Result<(String, String), DbErr> {
     let token = random_token(32);
     let nonce = random_token(16);
     let now = Utc::now();
@@ -206,7 +210,7 @@ pub async fn open_session(
 pub async fn find_session(
     db: &Db,
     cookie: &str,
-) -> Result<Option<(session::Model, user::Model)>, Error> {
+) -> Result<Option<(session::Model, user::Model)>, DbErr> {
     let Some(s) = session::Entity::find_by_id(sha256_hex(cookie.as_bytes()))
         .one(db.read())
         .await?
@@ -218,7 +222,7 @@ pub async fn find_session(
     Ok(u.map(|u| (s, u)))
 }
 
-pub async fn close_session(db: &Db, cookie: &str) -> Result<(), Error> {
+pub async fn close_session(db: &Db, cookie: &str) -> Result<(), DbErr> {
     session::Entity::delete_by_id(sha256_hex(cookie.as_bytes()))
         .exec(db.write())
         .await?;

@@ -9,7 +9,6 @@ use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
 use crate::domain::settings::Settings;
-use crate::error::Error;
 
 pub const ISSUER_PREFIX: &str = "https://firebaseappcheck.googleapis.com/";
 
@@ -25,8 +24,18 @@ struct Claims {
     sub: String,
 }
 
-pub fn failed(why: &str) -> Error {
-    Error::forbidden("appcheck_failed", format!("App Check failed: {why}"))
+/// Why a caller was not let in.
+#[derive(Debug, thiserror::Error)]
+pub enum AppCheckError {
+    #[error("App Check failed: {0}")]
+    Failed(String),
+    /// Firebase's keys cannot be fetched: not the app's fault.
+    #[error("App Check's keys are unavailable")]
+    KeysUnavailable(#[source] JwtError),
+}
+
+fn failed(why: &str) -> AppCheckError {
+    AppCheckError::Failed(why.to_owned())
 }
 
 pub struct AppCheck {
@@ -42,7 +51,7 @@ impl AppCheck {
         &self,
         token: Option<&str>,
         settings: &Settings,
-    ) -> Result<Verified, Error> {
+    ) -> Result<Verified, AppCheckError> {
         let token = token
             .map(str::trim)
             .filter(|t| !t.is_empty())
@@ -77,8 +86,7 @@ impl AppCheck {
             .verify::<Claims>(token, &validation)
             .await
             .map_err(|e| match e {
-                // Firebase's keys cannot be fetched: 503, not the app's fault.
-                JwtError::KeysUnavailable(_) => Error::internal(e),
+                JwtError::KeysUnavailable(_) => AppCheckError::KeysUnavailable(e),
                 e => failed(&e.to_string()),
             })?;
         let app_id = data.claims.sub;

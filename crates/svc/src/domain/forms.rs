@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::error::Error;
-
 /// `^\d+(?::(?:\d+|[a-f0-9-]{36}))?$`: a numeric id, optionally followed by
 /// a colon and a numeric form index or a 36-character UUID.
 pub fn valid_form_id(id: &str) -> bool {
@@ -78,14 +76,32 @@ pub struct FormDef {
     pub fields: Vec<FieldDef>,
 }
 
-fn bad_definition(message: String) -> Error {
-    Error::bad_request("rest_invalid_param", message)
+/// A form definition that cannot be used, saying why.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadDefinition(pub String);
+
+fn bad_definition(message: String) -> BadDefinition {
+    BadDefinition(message)
+}
+
+/// A submission that does not fit its form.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmissionError {
+    #[error("fields must be an object mapping field ids to values (at least one)")]
+    MissingFields,
+    /// The ids of the fields missing, unknown or invalid.
+    #[error("Some fields are missing, unknown or invalid")]
+    InvalidFields(Vec<String>),
+    /// The ids of the email fields without a valid address.
+    #[error("An email field holds no valid address")]
+    InvalidEmail(Vec<String>),
 }
 
 impl FormDef {
     /// A definition is usable: a valid id, a title, fields with unique ids,
     /// choices exactly where the type has them.
-    pub fn check(&self) -> Result<(), Error> {
+    pub fn check(&self) -> Result<(), BadDefinition> {
         if !valid_form_id(&self.id) {
             return Err(bad_definition(format!(
                 "id {:?} does not match ^\\d+(?::(?:\\d+|[a-f0-9-]{{36}}))?$",
@@ -139,14 +155,11 @@ pub type Values = Map<String, Value>;
 
 /// Checks `fields` against the form: 400 `missing_fields`, `invalid_fields`
 /// (ids in `data.fields`) or `invalid_email`.
-pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, Error> {
+pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values, SubmissionError> {
     let Some(Value::Object(given)) =
         fields.filter(|f| f.as_object().is_some_and(|o| !o.is_empty()))
     else {
-        return Err(Error::bad_request(
-            "missing_fields",
-            "fields must be an object mapping field ids to values (at least one)",
-        ));
+        return Err(SubmissionError::MissingFields);
     };
     let mut invalid: Vec<String> = given
         .keys()
@@ -162,17 +175,10 @@ pub fn check_submission(def: &FormDef, fields: Option<&Value>) -> Result<Values,
         }
     }
     if !invalid.is_empty() {
-        return Err(Error::bad_request(
-            "invalid_fields",
-            "Some fields are missing, unknown or invalid",
-        )
-        .with("fields", invalid));
+        return Err(SubmissionError::InvalidFields(invalid));
     }
     if !bad_email.is_empty() {
-        return Err(
-            Error::bad_request("invalid_email", "An email field holds no valid address")
-                .with("fields", bad_email),
-        );
+        return Err(SubmissionError::InvalidEmail(bad_email));
     }
     Ok(given.clone())
 }
@@ -271,16 +277,17 @@ mod tests {
         .unwrap()
     }
 
-    fn ids(e: Error) -> (String, Vec<String>) {
-        let fields = e.data().and_then(|d| d.get("fields")).cloned();
-        (
-            e.code().unwrap_or("internal").to_owned(),
-            serde_json::from_value(fields.unwrap_or(json!([]))).unwrap(),
-        )
+    /// The code the error is answered with, and the fields it names.
+    fn ids(e: SubmissionError) -> (String, Vec<String>) {
+        match e {
+            SubmissionError::MissingFields => ("missing_fields".to_owned(), Vec::new()),
+            SubmissionError::InvalidFields(f) => ("invalid_fields".to_owned(), f),
+            SubmissionError::InvalidEmail(f) => ("invalid_email".to_owned(), f),
+        }
     }
 
     #[test]
-    fn form_ids_follow_the_seeds_pattern() {
+    fn form_ids_follow_the_documented_pattern() {
         for ok in ["1", "12:3", "12:0f8fad5b-d9cb-469f-a165-70867728950e"] {
             assert!(valid_form_id(ok), "{ok}");
         }

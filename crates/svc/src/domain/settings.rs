@@ -11,14 +11,13 @@ use chrono::Utc;
 use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;
-use keel_platform::sea_orm::{EntityTrait, Set};
+use keel_platform::sea_orm::{DbErr, EntityTrait, Set};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::domain::forms::valid_form_id;
 use crate::entity::setting;
-use crate::error::Error;
 
 /// The settings in effect.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,17 +129,33 @@ fn list_of(pattern: &str) -> utoipa::openapi::schema::Array {
         .build()
 }
 
-fn invalid(key: &str, problem: &str) -> Error {
-    Error::bad_request(
-        "rest_invalid_param",
-        format!("Invalid parameter: {key} {problem}"),
-    )
-    .with("params", vec![key.to_owned()])
+/// A setting's value that is refused, saying why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Invalid parameter: {key} {problem}")]
+pub struct InvalidSetting {
+    pub key: String,
+    pub problem: String,
+}
+
+/// Why the settings could not be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error(transparent)]
+    Invalid(#[from] InvalidSetting),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+fn invalid(key: &str, problem: &str) -> InvalidSetting {
+    InvalidSetting {
+        key: key.to_owned(),
+        problem: problem.to_owned(),
+    }
 }
 
 impl SettingsPatch {
     /// One `key value` pair from the command line (lists comma-separated).
-    pub fn from_pair(key: &str, value: &str) -> Result<Self, Error> {
+    pub fn from_pair(key: &str, value: &str) -> Result<Self, InvalidSetting> {
         let list = || -> Vec<String> {
             value
                 .split(',')
@@ -179,7 +194,7 @@ impl SettingsPatch {
     }
 
     /// Checks every given value; the (key, JSON) rows to write.
-    fn rows(self) -> Result<Vec<(&'static str, Value)>, Error> {
+    fn rows(self) -> Result<Vec<(&'static str, Value)>, InvalidSetting> {
         let mut rows: Vec<(&'static str, Value)> = Vec::new();
         if let Some(origins) = self.allowed_origins {
             for o in &origins {
@@ -322,7 +337,7 @@ impl SettingsStore {
     }
 
     /// The settings in effect (at most one second old).
-    pub async fn get(&self) -> Result<Arc<Settings>, Error> {
+    pub async fn get(&self) -> Result<Arc<Settings>, DbErr> {
         let cached = self
             .cache
             .read()
@@ -343,7 +358,7 @@ impl SettingsStore {
     }
 
     /// Applies `patch` (all of it, or nothing if a value is invalid).
-    pub async fn update(&self, patch: SettingsPatch) -> Result<Arc<Settings>, Error> {
+    pub async fn update(&self, patch: SettingsPatch) -> Result<Arc<Settings>, SettingsError> {
         let rows = patch.rows()?;
         let now = Utc::now();
         let txn = self.db.begin_write().await?;
@@ -366,7 +381,7 @@ impl SettingsStore {
             .cache
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-        self.get().await
+        Ok(self.get().await?)
     }
 }
 

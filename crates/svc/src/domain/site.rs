@@ -2,29 +2,41 @@
 
 use chrono::Utc;
 use keel_platform::db::Db;
+use keel_platform::failure::Cause;
 use keel_platform::sea_orm::sea_query::OnConflict;
 use keel_platform::sea_orm::{
-    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ColumnTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
-use crate::domain::forms::{FormDef, Values};
+use crate::domain::forms::{BadDefinition, FormDef, Values};
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::entity::{form, submission};
-use crate::error::Error;
 
-pub fn not_found() -> Error {
-    Error::not_found("form_not_found", "Form not found")
+/// Why forms or submissions could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error(transparent)]
+    BadDefinition(#[from] BadDefinition),
+    /// What is stored cannot be read back as keel wrote it.
+    #[error("a stored form or submission is broken: {0}")]
+    Broken(#[source] Cause),
+    #[error(transparent)]
+    Db(#[from] DbErr),
 }
 
-fn to_def(row: form::Model) -> Result<FormDef, Error> {
+fn broken(e: impl Into<Cause>) -> SiteError {
+    SiteError::Broken(e.into())
+}
+
+fn to_def(row: form::Model) -> Result<FormDef, SiteError> {
     Ok(FormDef {
-        fields: serde_json::from_str(&row.fields).map_err(Error::internal)?,
+        fields: serde_json::from_str(&row.fields).map_err(broken)?,
         id: row.id,
         title: row.title,
     })
 }
 
-pub async fn get_form(db: &Db, id: &str) -> Result<Option<FormDef>, Error> {
+pub async fn get_form(db: &Db, id: &str) -> Result<Option<FormDef>, SiteError> {
     form::Entity::find_by_id(id)
         .one(db.read())
         .await?
@@ -32,7 +44,7 @@ pub async fn get_form(db: &Db, id: &str) -> Result<Option<FormDef>, Error> {
         .transpose()
 }
 
-pub async fn list_forms(db: &Db) -> Result<Vec<FormDef>, Error> {
+pub async fn list_forms(db: &Db) -> Result<Vec<FormDef>, SiteError> {
     form::Entity::find()
         .order_by_asc(form::Column::Id)
         .all(db.read())
@@ -43,10 +55,10 @@ pub async fn list_forms(db: &Db) -> Result<Vec<FormDef>, Error> {
 }
 
 /// Creates or replaces a form definition (checked first).
-pub async fn put_form(db: &Db, def: &FormDef) -> Result<(), Error> {
+pub async fn put_form(db: &Db, def: &FormDef) -> Result<(), SiteError> {
     def.check()?;
     let now = Utc::now();
-    let fields = serde_json::to_string(&def.fields).map_err(Error::internal)?;
+    let fields = serde_json::to_string(&def.fields).map_err(broken)?;
     form::Entity::insert(form::ActiveModel {
         id: Set(def.id.clone()),
         title: Set(def.title.trim().to_owned()),
@@ -69,7 +81,7 @@ pub async fn put_form(db: &Db, def: &FormDef) -> Result<(), Error> {
 }
 
 /// Deletes a form and its submissions; false if there was none.
-pub async fn delete_form(db: &Db, id: &str) -> Result<bool, Error> {
+pub async fn delete_form(db: &Db, id: &str) -> Result<bool, DbErr> {
     let txn = db.begin_write().await?;
     submission::Entity::delete_many()
         .filter(submission::Column::FormId.eq(id))
@@ -90,7 +102,7 @@ pub struct NewSubmission {
 
 /// Stores submissions, and the audit rows of their tokens, in one
 /// transaction; their ids, in order.
-pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec<i64>, Error> {
+pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec<i64>, SiteError> {
     let n = items.len();
     let now = Utc::now();
     let (values, verified): (Vec<Values>, Vec<AppCheckVerified>) =
@@ -115,10 +127,7 @@ pub async fn store_submissions(db: &Db, items: Vec<NewSubmission>) -> Result<Vec
     let mut ids: Vec<i64> = inserted.into_iter().map(|r| r.id).collect();
     ids.sort_unstable();
     if ids.len() != n {
-        return Err(Error::internal(format!(
-            "stored {} of {n} submissions",
-            ids.len()
-        )));
+        return Err(broken(format!("stored {} of {n} submissions", ids.len())));
     }
     Ok(ids)
 }
@@ -129,7 +138,7 @@ pub async fn submissions(
     form_id: &str,
     page: u64,
     per_page: u64,
-) -> Result<(Vec<submission::Model>, u64), Error> {
+) -> Result<(Vec<submission::Model>, u64), DbErr> {
     let q = submission::Entity::find().filter(submission::Column::FormId.eq(form_id));
     let total = q.clone().count(db.read()).await?;
     let rows = q
@@ -147,14 +156,14 @@ pub async fn submissions_after(
     form_id: &str,
     after: i64,
     limit: u64,
-) -> Result<Vec<submission::Model>, Error> {
-    Ok(submission::Entity::find()
+) -> Result<Vec<submission::Model>, DbErr> {
+    submission::Entity::find()
         .filter(submission::Column::FormId.eq(form_id))
         .filter(submission::Column::Id.gt(after))
         .order_by_asc(submission::Column::Id)
         .limit(limit)
         .all(db.read())
-        .await?)
+        .await
 }
 
 type FormEntries = std::collections::HashMap<String, (Option<FormDef>, std::time::Instant)>;
@@ -175,7 +184,7 @@ impl FormCache {
         }
     }
 
-    pub async fn get(&self, id: &str) -> Result<Option<FormDef>, Error> {
+    pub async fn get(&self, id: &str) -> Result<Option<FormDef>, SiteError> {
         let hit = self
             .entries
             .read()

@@ -19,6 +19,7 @@ use crate::domain::forms::{FieldDef, FormDef, Values, check_submission, valid_fo
 use crate::domain::hooks::{self, AppCheckVerified};
 use crate::domain::settings::Settings;
 use crate::domain::site;
+use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -36,9 +37,13 @@ async fn served_form(
     form_id: &str,
 ) -> Result<FormDef, Error> {
     if !settings.forms_allowlist.iter().any(|f| f == form_id) {
-        return Err(site::not_found());
+        return Err(error::no_such_form());
     }
-    state.forms.get(form_id).await?.ok_or_else(site::not_found)
+    state
+        .forms
+        .get(form_id)
+        .await?
+        .ok_or_else(error::no_such_form)
 }
 
 /// The verified token's event (not yet recorded), or 403.
@@ -143,10 +148,10 @@ fn fields_schema() -> utoipa::openapi::schema::Object {
     )),
     responses(
         (status = 200, description = "Accepted and stored", body = Submitted),
-        (status = 400, description = "missing_fields, invalid_fields (ids in data.fields) or invalid_email", body = ErrorBody),
+        (status = 400, description = format!("{MISSING_FIELDS}, {INVALID_FIELDS} (ids in data.fields) or {INVALID_EMAIL}"), body = ErrorBody),
         AppCheckFailed, NoSuchForm,
-        (status = 413, description = "invalid_fields: over the payload limit", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 413, description = format!("{INVALID_FIELDS}: over the payload limit"), body = ErrorBody),
+        (status = 429, description = RATE_LIMITED, body = ErrorBody),
     ))]
 pub async fn submit(
     State(state): State<AppState>,
@@ -229,20 +234,14 @@ async fn accepted(
         .await
         .map_err(Error::internal)?;
     if !decision.allowed {
-        return Err(
-            Error::too_many("rate_limited", "Too many submissions; try again later")
-                .retry_after(decision.retry_after.as_secs()),
-        );
+        return Err(error::too_many_submissions(decision.retry_after.as_secs()));
     }
     let too_big =
         size.is_none_or(|n| u64::try_from(n).unwrap_or(u64::MAX) > settings.payload_limit_bytes);
     if too_big {
-        return Err(
-            Error::too_large("invalid_fields", "The submitted data is too large")
-                .with("limit", settings.payload_limit_bytes),
-        );
+        return Err(error::submission_too_large(settings.payload_limit_bytes));
     }
-    check_submission(&def, fields)
+    Ok(check_submission(&def, fields)?)
 }
 
 async fn preflight(state: &AppState, headers: &HeaderMap, methods: &'static str) -> Response {

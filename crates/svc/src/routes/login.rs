@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 use super::Done;
 use crate::auth::{COOKIE_NAME, cookie, session};
 use crate::domain::admin;
-use crate::error::{Error, ErrorBody};
+use crate::error::code::*;
+use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
 use crate::state::AppState;
 
@@ -41,8 +42,8 @@ pub struct UserView {
     request_body = LoginBody,
     responses(
         (status = 200, body = LoggedIn),
-        (status = 400, description = "rest_invalid_json: a field is missing or not a string", body = ErrorBody),
-        (status = 401, description = "rest_invalid_credentials", body = ErrorBody),
+        (status = 400, description = format!("{REST_INVALID_JSON}: a field is missing or not a string"), body = ErrorBody),
+        (status = 401, description = REST_INVALID_CREDENTIALS, body = ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
@@ -56,10 +57,7 @@ pub async fn login(
         .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
     let ok = keel_platform::password::verify(body.password, hash).await;
     let Some(u) = found.filter(|_| ok) else {
-        return Err(Error::unauthorized(
-            "rest_invalid_credentials",
-            "Unknown username or wrong password",
-        ));
+        return Err(error::bad_credentials());
     };
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).map_err(Error::internal)?;
     let (token, nonce) = admin::open_session(&state.db, &u, ttl).await?;
@@ -114,7 +112,7 @@ fn view(u: &crate::entity::user::Model) -> UserView {
     responses(
         (status = 200, body = Done),
         (status = 401, body = ErrorBody),
-        (status = 403, description = "rest_cookie_invalid_nonce", body = ErrorBody),
+        (status = 403, description = REST_COOKIE_INVALID_NONCE, body = ErrorBody),
     ))]
 pub async fn logout(
     State(state): State<AppState>,

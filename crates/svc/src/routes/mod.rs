@@ -26,7 +26,7 @@ use keel_platform::utoipa_axum::routes;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::error::no_route;
+use crate::error::{Error, no_route};
 use crate::state::AppState;
 
 pub use form_api::APPCHECK_HEADER;
@@ -108,7 +108,7 @@ async fn push_switch(State(state): State<AppState>, req: Request, next: Next) ->
     match state.settings.get().await {
         Ok(s) if s.push_enabled => next.run(req).await,
         Ok(_) => no_route().into_response(),
-        Err(e) => e.into_response(),
+        Err(e) => Error::from(e).into_response(),
     }
 }
 

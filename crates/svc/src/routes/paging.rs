@@ -9,7 +9,7 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use crate::error::Error;
+use crate::error::{self, Error};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -47,10 +47,7 @@ impl Paging {
         let page = self.page.unwrap_or(1);
         let per_page = self.per_page.unwrap_or(20);
         if !(1..=MAX_PAGE).contains(&page) || !(1..=100).contains(&per_page) {
-            return Err(Error::bad_request(
-                "rest_invalid_param",
-                "page must be 1 to 1000000 and per_page 1 to 100",
-            ));
+            return Err(error::bad_page());
         }
         Ok((page, per_page))
     }
@@ -58,7 +55,7 @@ impl Paging {
 
 pub fn paging_query(q: Result<Query<Paging>, QueryRejection>) -> Result<Paging, Error> {
     q.map(|Query(p)| p)
-        .map_err(|e| Error::bad_request("rest_invalid_param", e.body_text()))
+        .map_err(|e| error::invalid_param(e.body_text()))
 }
 
 pub fn paged<T: Serialize>(body: T, total: u64, per_page: u64) -> Response {

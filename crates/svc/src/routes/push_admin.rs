@@ -9,6 +9,7 @@ use super::download;
 use crate::auth::{Admin, Push};
 use crate::domain::push::stats::{self, Stats};
 use crate::domain::push::transfer::{self, ImportReport, check_file, invalid_file_type};
+use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -72,9 +73,7 @@ impl ImportForm {
                 content_type,
             });
         }
-        Err(invalid_file_type(
-            "no file was sent in the field named file",
-        ))
+        Err(invalid_file_type("no file was sent in the field named file").into())
     }
 }
 
@@ -83,7 +82,7 @@ impl ImportForm {
     request_body(content = ImportForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, body = ImportReport),
-        (status = 400, description = "invalid_file_type, or no file", body = ErrorBody),
+        (status = 400, description = format!("{INVALID_FILE_TYPE}, or no file"), body = ErrorBody),
         NotPushAdmin, (status = 413, body = ErrorBody),
     ))]
 pub async fn import_devices(

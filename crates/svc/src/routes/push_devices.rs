@@ -12,7 +12,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::domain::push::devices;
 use crate::domain::push::registration::{Registration, missing};
-use crate::error::{Error, ErrorBody};
+use crate::error::code::*;
+use crate::error::{self, Error, ErrorBody};
 use crate::input::{Fields, Params, RawBody};
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -32,7 +33,7 @@ pub struct Registered {
     )),
     responses(
         (status = 200, body = Registered),
-        (status = 400, description = "rest_missing_callback_param or rest_invalid_param, naming the field", body = ErrorBody),
+        (status = 400, description = format!("{REST_MISSING_PARAM} or {REST_INVALID_PARAM}, naming the field"), body = ErrorBody),
         AppCheckFailed, PushOff,
     ))]
 pub async fn register(
@@ -90,7 +91,7 @@ async fn token_of(
                 .map(str::to_owned)
         })
         .filter(|t| !t.is_empty())
-        .ok_or_else(|| missing("push_token"))
+        .ok_or_else(|| missing("push_token").into())
 }
 
 #[derive(Serialize, ToSchema)]
@@ -104,8 +105,8 @@ pub struct Unregistered {
     params(TokenParam),
     responses(
         (status = 200, body = Unregistered),
-        (status = 400, description = "rest_missing_callback_param: no push token", body = ErrorBody),
-        (status = 404, description = "svc_push_device_not_found (or the module is off)", body = ErrorBody),
+        (status = 400, description = format!("{REST_MISSING_PARAM}: no push token"), body = ErrorBody),
+        (status = 404, description = format!("{DEVICE_NOT_FOUND} (or the module is off)"), body = ErrorBody),
     ))]
 pub async fn unregister(
     State(state): State<AppState>,
@@ -115,10 +116,7 @@ pub async fn unregister(
 ) -> Result<Json<Unregistered>, Error> {
     let token = token_of(q.push_token, &headers, body).await?;
     if !devices::deactivate(&state.db, &token, "unregistered").await? {
-        return Err(Error::not_found(
-            "svc_push_device_not_found",
-            "This push token is not registered",
-        ));
+        return Err(error::no_such_device());
     }
     Ok(Json(Unregistered {
         success: true,
@@ -137,7 +135,7 @@ pub struct RegistrationStatus {
     params(TokenParam),
     responses(
         (status = 200, body = RegistrationStatus),
-        (status = 400, description = "rest_missing_callback_param: no push token", body = ErrorBody),
+        (status = 400, description = format!("{REST_MISSING_PARAM}: no push token"), body = ErrorBody),
         PushOff,
     ))]
 pub async fn registration_status(

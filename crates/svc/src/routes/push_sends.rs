@@ -14,7 +14,8 @@ use crate::domain::push::progress::{self, Progress, SendStatus};
 use crate::domain::push::request::SendRequest;
 use crate::domain::push::send;
 use crate::entity::push_send;
-use crate::error::{Error, ErrorBody};
+use crate::error::code::*;
+use crate::error::{self, Error, ErrorBody};
 use crate::input::Fields;
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -97,8 +98,8 @@ pub async fn send_notification(
     params(("id" = String, Path)),
     responses(
         (status = 200, body = SendView),
-        (status = 403, description = "svc_push_forbidden", body = ErrorBody),
-        (status = 404, description = "svc_push_send_not_found, or rest_no_route: the push module is off", body = ErrorBody),
+        (status = 403, description = PUSH_FORBIDDEN, body = ErrorBody),
+        (status = 404, description = format!("{SEND_NOT_FOUND}, or {REST_NO_ROUTE}: the push module is off"), body = ErrorBody),
     ))]
 pub async fn get_send(
     State(state): State<AppState>,
@@ -108,7 +109,7 @@ pub async fn get_send(
     let s = push_send::Entity::find_by_id(id.as_str())
         .one(state.db.read())
         .await?
-        .ok_or_else(send::not_found)?;
+        .ok_or_else(error::no_such_send)?;
     Ok(Json(view(&state, s).await?))
 }
 
@@ -126,7 +127,7 @@ pub struct Cancelled {
     responses(
         (status = 200, body = Cancelled),
         NotPushAdmin,
-        (status = 409, description = "svc_push_not_cancellable", body = ErrorBody),
+        (status = 409, description = NOT_CANCELLABLE, body = ErrorBody),
     ))]
 pub async fn cancel_send(
     State(state): State<AppState>,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::auth::Admin;
 use crate::domain::settings::{SettingsPatch, SettingsView};
+use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
 use crate::input::RawBody;
 use crate::routes::failures::*;
@@ -28,7 +29,7 @@ pub async fn get_settings(
     request_body(content = Option<SettingsPatch>, description = "The settings to change; `null` or no body: nothing changes"),
     responses(
         (status = 200, body = SettingsView),
-        (status = 400, description = "rest_invalid_param", body = ErrorBody),
+        (status = 400, description = REST_INVALID_PARAM, body = ErrorBody),
         NotAdmin,
     ))]
 pub async fn patch_settings(

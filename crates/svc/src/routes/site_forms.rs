@@ -10,7 +10,8 @@ use super::Done;
 use crate::auth::Admin;
 use crate::domain::forms::FormDef;
 use crate::domain::site;
-use crate::error::{Error, ErrorBody};
+use crate::error::code::*;
+use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
 use crate::routes::failures::*;
 use crate::state::AppState;
@@ -37,9 +38,9 @@ pub async fn list_forms(
     request_body = FormDef,
     responses(
         (status = 201, body = FormDef),
-        (status = 400, description = "rest_invalid_param", body = ErrorBody),
+        (status = 400, description = REST_INVALID_PARAM, body = ErrorBody),
         NotAdmin,
-        (status = 409, description = "form_exists", body = ErrorBody),
+        (status = 409, description = FORM_EXISTS, body = ErrorBody),
     ))]
 pub async fn create_form(
     State(state): State<AppState>,
@@ -47,10 +48,7 @@ pub async fn create_form(
     Body(def): Body<FormDef>,
 ) -> Result<(StatusCode, Json<FormDef>), Error> {
     if site::get_form(&state.db, &def.id).await?.is_some() {
-        return Err(Error::conflict(
-            "form_exists",
-            "A form with this id exists; PUT replaces it",
-        ));
+        return Err(error::form_exists());
     }
     site::put_form(&state.db, &def).await?;
     state.forms.forget();
@@ -69,7 +67,7 @@ pub async fn get_form(
     site::get_form(&state.db, &form_id)
         .await?
         .map(Json)
-        .ok_or_else(site::not_found)
+        .ok_or_else(error::no_such_form)
 }
 
 /// Create or replace a form.
@@ -78,7 +76,7 @@ pub async fn get_form(
     request_body = FormDef,
     responses(
         (status = 200, body = FormDef),
-        (status = 400, description = "rest_invalid_param (also when the body's id differs)", body = ErrorBody),
+        (status = 400, description = format!("{REST_INVALID_PARAM} (also when the body's id differs)"), body = ErrorBody),
         NotAdmin,
     ))]
 pub async fn put_form(
@@ -88,10 +86,7 @@ pub async fn put_form(
     Body(def): Body<FormDef>,
 ) -> Result<Json<FormDef>, Error> {
     if def.id != form_id {
-        return Err(Error::bad_request(
-            "rest_invalid_param",
-            "The body's id differs from the path's",
-        ));
+        return Err(error::id_mismatch());
     }
     site::put_form(&state.db, &def).await?;
     state.forms.forget();
@@ -108,7 +103,7 @@ pub async fn delete_form(
     Path(form_id): Path<String>,
 ) -> Result<Json<Done>, Error> {
     if !site::delete_form(&state.db, &form_id).await? {
-        return Err(site::not_found());
+        return Err(error::no_such_form());
     }
     state.forms.forget();
     Ok(Json(Done::OK))

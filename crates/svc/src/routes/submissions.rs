@@ -13,7 +13,7 @@ use super::download;
 use super::paging::{Paging, paged, paging_query};
 use crate::auth::Admin;
 use crate::domain::{csv_out, site};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -51,7 +51,7 @@ pub async fn list_submissions(
     let (page, per_page) = paging_query(q)?.get()?;
     site::get_form(&state.db, &form_id)
         .await?
-        .ok_or_else(site::not_found)?;
+        .ok_or_else(error::no_such_form)?;
     let (rows, total) = site::submissions(&state.db, &form_id, page, per_page).await?;
     let submissions = rows
         .into_iter()
@@ -87,7 +87,7 @@ pub async fn export_submissions(
 ) -> Result<Response, Error> {
     let def = site::get_form(&state.db, &form_id)
         .await?
-        .ok_or_else(site::not_found)?;
+        .ok_or_else(error::no_such_form)?;
     let field_ids: Vec<String> = def.fields.iter().map(|f| f.id.clone()).collect();
     let header = {
         let mut h = vec![

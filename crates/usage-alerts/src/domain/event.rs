@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use keel_platform::db::Db;
 use keel_platform::db::inline::Miss;
 use keel_platform::sea_orm::{
-    ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set,
+    ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set,
 };
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,15 @@ use utoipa::ToSchema;
 
 use super::values::{Amount, Count, IsoTimestamp, Text};
 use crate::entity::event;
-use crate::error::Error;
+
+/// Why a page of history could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Db(#[from] DbErr),
+    #[error(transparent)]
+    Write(#[from] keel_platform::http::json::JsonError),
+}
 
 /// The UsageEventPayload (body of POST /event).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -166,7 +174,7 @@ pub async fn history_body(
     user_id: &str,
     limit: u64,
     offset: u64,
-) -> Result<Vec<u8>, Error> {
+) -> Result<Vec<u8>, HistoryError> {
     if offset <= SHORT_OFFSET
         && let Ok(body) = page_inline(db, user_id, limit, offset)
     {
@@ -189,7 +197,7 @@ pub async fn page_pooled(
     user_id: &str,
     limit: u64,
     offset: u64,
-) -> Result<Vec<u8>, Error> {
+) -> Result<Vec<u8>, HistoryError> {
     let limit = limit.min(MAX_LIMIT);
     let select = page(user_id, limit, offset);
     // A near page is a short read (on PostgreSQL, outside the pool).

@@ -6,9 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::values::Text;
-use crate::error::{self, Error};
-use crate::input;
+use super::values::{self, FieldError, Text};
 
 /// The threshold when a user has no preferences: 5.00 USD a day.
 pub const DEFAULT_DAILY_COST: f64 = 5.0;
@@ -63,29 +61,29 @@ const THRESHOLD_FIELDS: [&str; 4] = ["id", "type", "value", "isEnabled"];
 /// Parses `{thresholds: [...]}`: presence of the list and of every entry's
 /// fields first, then each entry's values, naming the field at fault
 /// (`thresholds[1].value`).
-pub fn parse(body: &Map<String, Value>) -> Result<Preferences, Error> {
-    input::require(body, &["thresholds"])?;
+pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
+    values::require(body, &["thresholds"])?;
     let Some(Value::Array(list)) = body.get("thresholds") else {
-        return Err(error::invalid("thresholds", "must be an array"));
+        return Err(FieldError::invalid("thresholds", "must be an array"));
     };
     if list.len() > MAX_THRESHOLDS {
-        return Err(error::invalid(
+        return Err(FieldError::invalid(
             "thresholds",
             &format!("may hold at most {MAX_THRESHOLDS} entries"),
         ));
     }
     for (i, item) in list.iter().enumerate() {
         let Value::Object(o) = item else {
-            return Err(error::invalid(
+            return Err(FieldError::invalid(
                 &format!("thresholds[{i}]"),
                 "must be an object",
             ));
         };
         if let Some(f) = THRESHOLD_FIELDS
             .iter()
-            .find(|f| input::is_missing(o.get(**f)))
+            .find(|f| values::is_missing(o.get(**f)))
         {
-            return Err(error::missing(&format!("thresholds[{i}].{f}")));
+            return Err(FieldError::Missing(format!("thresholds[{i}].{f}")));
         }
     }
     let thresholds = list
@@ -94,9 +92,11 @@ pub fn parse(body: &Map<String, Value>) -> Result<Preferences, Error> {
         .map(|(i, item)| {
             from_value::<ThresholdConfig>(item.clone()).map_err(|e| match e {
                 InputError::Field { path, problem } => {
-                    error::invalid(&format!("thresholds[{i}].{path}"), &problem)
+                    FieldError::invalid(&format!("thresholds[{i}].{path}"), &problem)
                 }
-                other => Error::from(other),
+                InputError::Body(p) => {
+                    FieldError::invalid(&format!("thresholds[{i}]"), &p.message())
+                }
             })
         })
         .collect::<Result<_, _>>()?;

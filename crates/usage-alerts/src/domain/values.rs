@@ -7,6 +7,42 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+/// A body field that is absent or wrong, as the API words it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    #[error("Missing required field: {0}")]
+    Missing(String),
+    #[error("Invalid field: {field} {problem}")]
+    Invalid { field: String, problem: String },
+}
+
+impl FieldError {
+    pub fn invalid(field: &str, problem: &str) -> Self {
+        Self::Invalid {
+            field: field.to_owned(),
+            problem: problem.to_owned(),
+        }
+    }
+}
+
+/// Absent, `null`, or a string with nothing but spaces: what a client
+/// checking the documented message calls missing. (`0` and `false` are values.)
+pub fn is_missing(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => keel_platform::http::input::is_blank(s),
+        Some(_) => false,
+    }
+}
+
+/// Presence before format: the first of `fields` that is missing.
+pub fn require(obj: &serde_json::Map<String, Value>, fields: &[&str]) -> Result<(), FieldError> {
+    match fields.iter().find(|f| is_missing(obj.get(**f))) {
+        Some(f) => Err(FieldError::Missing((*f).to_owned())),
+        None => Ok(()),
+    }
+}
+
 fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
     Value::deserialize(d)
 }

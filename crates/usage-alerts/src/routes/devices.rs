@@ -1,7 +1,6 @@
 //! POST and DELETE /register, DELETE /device/{token}, GET /device.
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use keel_platform::http::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -44,10 +43,6 @@ pub struct Message {
     message: String,
 }
 
-fn not_found() -> Error {
-    error::status(StatusCode::NOT_FOUND, "Device not found")
-}
-
 /// Remove a device (body `deviceToken`, camelCase).
 #[utoipa::path(delete, path = "/register", tag = "usage-alerts", security(("identity" = [])),
     request_body = Unregistration,
@@ -63,7 +58,7 @@ pub async fn unregister(
 ) -> Result<Json<Message>, Error> {
     let u: Unregistration = body.read(&Unregistration::REQUIRED)?;
     if !devices::remove(&state.db, &me.user_id, u.device_token.as_str()).await? {
-        return Err(not_found());
+        return Err(error::no_such_device());
     }
     Ok(Json(Message {
         message: "Device unregistered".to_owned(),
@@ -88,7 +83,7 @@ pub async fn remove(
     Path(token): Path<String>,
 ) -> Result<Json<Success>, Error> {
     if !devices::remove(&state.db, &me.user_id, &token).await? {
-        return Err(not_found());
+        return Err(error::no_such_device());
     }
     Ok(Json(Success { success: true }))
 }

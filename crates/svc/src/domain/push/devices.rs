@@ -14,7 +14,6 @@ use keel_platform::tasks::Tasks;
 
 use super::registration::Registration;
 use crate::entity::push_device;
-use crate::error::Error;
 
 /// A registration waiting for the group commit.
 pub struct NewRegistration {
@@ -42,7 +41,7 @@ pub fn registration_writer(db: Db, tasks: &Tasks) -> RegistrationWriter {
 /// Two statements whatever the batch size: which tokens exist, then one
 /// upsert. A token given twice keeps its last registration and counts as
 /// created only the first time.
-pub async fn register_all(db: &Db, items: Vec<NewRegistration>) -> Result<Vec<bool>, Error> {
+pub async fn register_all(db: &Db, items: Vec<NewRegistration>) -> Result<Vec<bool>, DbErr> {
     let now = Utc::now();
     let txn = db.begin_write().await?;
     let tokens: Vec<&str> = items
@@ -184,7 +183,7 @@ pub enum AppId {
 }
 
 /// Marks a device inactive; false if the token is unknown.
-pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, Error> {
+pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, DbErr> {
     use keel_platform::sea_orm::sea_query::Expr;
     use keel_platform::sea_orm::{ColumnTrait, QueryFilter};
     let res = push_device::Entity::update_many()
@@ -198,7 +197,7 @@ pub async fn deactivate(db: &Db, token: &str, reason: &str) -> Result<bool, Erro
 }
 
 /// (registered, active)
-pub async fn status(reads: &DeviceReads, token: String) -> Result<(bool, bool), Error> {
+pub async fn status(reads: &DeviceReads, token: String) -> Result<(bool, bool), DbErr> {
     let d = reads.get(token).await?;
     Ok(d.map_or((false, false), |d| (true, d.active)))
 }

@@ -6,26 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::error::Error;
-
-/// Invalid input: `rest_invalid_param` with `data.params` naming each field.
-pub fn invalid(field: &str, problem: &str) -> Error {
-    let mut params = Map::new();
-    params.insert(field.to_owned(), Value::from(problem));
-    Error::bad_request(
-        "rest_invalid_param",
-        format!("Invalid parameter(s): {field}"),
-    )
-    .with("params", Value::Object(params))
-}
-
-pub fn missing(field: &str) -> Error {
-    Error::bad_request(
-        "rest_missing_callback_param",
-        format!("Missing parameter(s): {field}"),
-    )
-    .with("params", vec![field.to_owned()])
-}
+pub use crate::domain::params::{ParamError, invalid, missing};
 
 /// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
 /// (`ProviderPushToken[...]`) and as Expo issues it (`ExponentPushToken[...]`,
@@ -101,7 +82,7 @@ fn timezone_schema() -> utoipa::openapi::schema::Object {
 }
 
 /// Free text: trimmed, blank as absent, at most `max` characters.
-fn text(body: &Map<String, Value>, field: &str, max: usize) -> Result<Option<String>, Error> {
+fn text(body: &Map<String, Value>, field: &str, max: usize) -> Result<Option<String>, ParamError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.chars().count() > max => {
@@ -114,7 +95,7 @@ fn text(body: &Map<String, Value>, field: &str, max: usize) -> Result<Option<Str
 }
 
 /// A value with a shape: exactly as sent (never trimmed); empty as absent.
-fn shaped(body: &Map<String, Value>, field: &str) -> Result<Option<String>, Error> {
+fn shaped(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ParamError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
@@ -125,7 +106,7 @@ fn shaped(body: &Map<String, Value>, field: &str) -> Result<Option<String>, Erro
 
 impl Registration {
     /// Checks a registration body (JSON object), naming the field at fault.
-    pub fn parse(body: &Map<String, Value>) -> Result<Self, Error> {
+    pub fn parse(body: &Map<String, Value>) -> Result<Self, ParamError> {
         let push_token = shaped(body, "push_token")?.ok_or_else(|| missing("push_token"))?;
         if !valid_push_token(&push_token) {
             return Err(invalid("push_token", PUSH_TOKEN_SHAPE));

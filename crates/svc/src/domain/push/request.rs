@@ -7,8 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::registration::{invalid, missing, valid_push_token};
-use crate::error::Error;
+use super::registration::{ParamError, invalid, missing, valid_push_token};
 
 /// Which active devices a send goes to; every filter given must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -72,7 +71,7 @@ fn string(
     field: &str,
     max: usize,
     required: bool,
-) -> Result<Option<String>, Error> {
+) -> Result<Option<String>, ParamError> {
     match body.get(field) {
         None | Some(Value::Null) if required => Err(missing(field)),
         None | Some(Value::Null) => Ok(None),
@@ -88,7 +87,7 @@ fn string(
 }
 
 impl SendRequest {
-    pub fn parse(body: &Map<String, Value>) -> Result<Self, Error> {
+    pub fn parse(body: &Map<String, Value>) -> Result<Self, ParamError> {
         let title = string(body, "title", 200, true)?.unwrap_or_default();
         let text = string(body, "body", 2000, true)?.unwrap_or_default();
         let data = match body.get("data") {
@@ -148,7 +147,7 @@ fn parse_hhmm(raw: &str) -> Option<NaiveTime> {
     NaiveTime::from_hms_opt(h.parse().ok()?, m.parse().ok()?, 0)
 }
 
-fn parse_target(o: &Map<String, Value>) -> Result<Target, Error> {
+fn parse_target(o: &Map<String, Value>) -> Result<Target, ParamError> {
     let known = ["device_type", "locale", "app_version", "push_tokens"];
     if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
         return Err(invalid("target", &format!("has an unknown filter {k:?}")));

@@ -2,9 +2,10 @@
 
 use chrono::{DateTime, NaiveTime, Utc};
 use keel_platform::db::Db;
+use keel_platform::failure::Cause;
 use keel_platform::sea_orm::sea_query::{Expr, Query};
 use keel_platform::sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
 use serde_json::Value;
@@ -12,8 +13,21 @@ use serde_json::Value;
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
-use crate::error::Error;
 use crate::jobs::dispatch;
+
+/// Why a send could not be made or cancelled.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    #[error("No such send")]
+    NotFound,
+    #[error("{0}")]
+    NotCancellable(&'static str),
+    /// What keel wrote could not be read back or built.
+    #[error("the send could not be written: {0}")]
+    Broken(#[source] Cause),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
 
 fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
     use keel_platform::sea_orm::Condition;
@@ -35,7 +49,11 @@ fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
 
 /// Records the send and one message per recipient, and schedules its
 /// dispatch, in one transaction.
-pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send::Model, Error> {
+pub async fn create(
+    db: &Db,
+    req: SendRequest,
+    user_id: i64,
+) -> Result<push_send::Model, SendError> {
     let now = Utc::now();
     let send_at = req.send_at.filter(|t| *t > now).unwrap_or(now);
     let id = uuid::Uuid::now_v7().to_string();
@@ -45,7 +63,7 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
         title: Set(req.title),
         body: Set(req.body),
         data: Set(req.data.map(|d| Value::Object(d).to_string())),
-        target: Set(serde_json::to_string(&req.target)?),
+        target: Set(serde_json::to_string(&req.target).map_err(|e| SendError::Broken(e.into()))?),
         send_at: Set(send_at),
         local_time: Set(req.local_time.map(|t| t.format("%H:%M").to_string())),
         recipients: Set(0),
@@ -79,7 +97,7 @@ pub async fn create(db: &Db, req: SendRequest, user_id: i64) -> Result<push_send
     let saved = push_send::Entity::find_by_id(id.as_str())
         .one(&txn)
         .await?
-        .ok_or_else(|| Error::internal("the send vanished after it was written"))?;
+        .ok_or_else(|| SendError::Broken("the send vanished after it was written".into()))?;
     txn.commit().await?;
     if at_once {
         dispatch::refresh_statistics(db, saved.recipients).await?;
@@ -96,7 +114,7 @@ async fn add_recipients_at(
     target: &Target,
     due: DateTime<Utc>,
     batched: bool,
-) -> Result<u64, Error> {
+) -> Result<u64, SendError> {
     use push_device::Column as D;
     let mut select = Query::select()
         .expr(Expr::val(send_id))
@@ -125,7 +143,7 @@ async fn add_recipients_at(
         .into_table(push_message::Entity)
         .columns(columns)
         .select_from(select)
-        .map_err(Error::internal)?
+        .map_err(|e| SendError::Broken(e.into()))?
         .to_owned();
     Ok(txn.execute(&insert).await?.rows_affected())
 }
@@ -137,7 +155,7 @@ async fn add_recipients_local(
     target: &Target,
     from: DateTime<Utc>,
     at: NaiveTime,
-) -> Result<u64, Error> {
+) -> Result<u64, DbErr> {
     let mut after = String::new();
     let mut total = 0u64;
     loop {
@@ -177,14 +195,14 @@ async fn add_recipients_local(
 }
 
 /// Cancels what has not been handed to Expo yet; how many messages.
-pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
+pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, SendError> {
     let txn = db.begin_write().await?;
     let send = push_send::Entity::find_by_id(send_id)
         .one(&txn)
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or(SendError::NotFound)?;
     if send.cancelled {
-        return Err(not_cancellable("The send is already cancelled"));
+        return Err(SendError::NotCancellable("The send is already cancelled"));
     }
     let res = push_message::Entity::update_many()
         .col_expr(
@@ -200,7 +218,7 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
         .exec(&txn)
         .await?;
     if res.rows_affected == 0 && send.recipients > 0 {
-        return Err(not_cancellable(
+        return Err(SendError::NotCancellable(
             "Every message of this send has been handed over already",
         ));
     }
@@ -211,12 +229,4 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, Error> {
         .await?;
     txn.commit().await?;
     Ok(res.rows_affected)
-}
-
-pub fn not_found() -> Error {
-    Error::not_found("svc_push_send_not_found", "No such send")
-}
-
-fn not_cancellable(message: &str) -> Error {
-    Error::conflict("svc_push_not_cancellable", message)
 }

@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 
 use keel_platform::db::Db;
+use keel_platform::sea_orm::DbErr;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::entity::{push_device, push_message};
-use crate::error::Error;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Stats {
@@ -53,7 +53,7 @@ fn n(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-pub async fn collect(db: &Db) -> Result<Stats, Error> {
+pub async fn collect(db: &Db) -> Result<Stats, DbErr> {
     let by: Vec<(String, bool, Option<String>, i64)> = push_device::Entity::find()
         .select_only()
         .column(push_device::Column::DeviceType)

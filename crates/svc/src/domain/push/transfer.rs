@@ -8,16 +8,17 @@ use axum::body::Bytes;
 use chrono::Utc;
 use futures::StreamExt;
 use keel_platform::db::Db;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use keel_platform::sea_orm::{
+    ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::devices::{AppId, Status, upsert};
-use super::registration::Registration;
+use super::registration::{ParamError, Registration};
 use crate::domain::csv_out;
 use crate::entity::push_device;
-use crate::error::Error;
 
 pub const COLUMNS: [&str; 11] = [
     "push_token",
@@ -100,11 +101,22 @@ pub struct RowError {
     pub reason: String,
 }
 
-pub fn invalid_file_type(why: &str) -> Error {
-    Error::bad_request(
-        "invalid_file_type",
-        format!("Only CSV files are accepted: {why}"),
-    )
+/// An upload that is not a CSV file of devices, saying why.
+#[derive(Debug, thiserror::Error)]
+#[error("Only CSV files are accepted: {0}")]
+pub struct InvalidFile(pub String);
+
+pub fn invalid_file_type(why: &str) -> InvalidFile {
+    InvalidFile(why.to_owned())
+}
+
+/// Why an import did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error(transparent)]
+    InvalidFile(#[from] InvalidFile),
+    #[error(transparent)]
+    Db(#[from] DbErr),
 }
 
 /// Declared types a CSV upload may carry.
@@ -121,7 +133,7 @@ pub fn check_file(
     filename: Option<&str>,
     content_type: Option<&str>,
     bytes: &[u8],
-) -> Result<(), Error> {
+) -> Result<(), InvalidFile> {
     let csv_name = filename.is_some_and(|f| f.to_ascii_lowercase().ends_with(".csv"));
     if !csv_name {
         return Err(invalid_file_type("the file name must end in .csv"));
@@ -213,7 +225,7 @@ enum RowRefused {
     #[error("active must be true or false, not {0:?}")]
     Active(String),
     #[error(transparent)]
-    Registration(#[from] Error),
+    Registration(#[from] ParamError),
 }
 
 fn parse_row(
@@ -255,7 +267,7 @@ fn same(d: &push_device::Model, r: &Registration, active: bool) -> bool {
 }
 
 /// Upserts the file's rows by push token, 500 at a time.
-pub async fn import(db: &Db, bytes: &[u8]) -> Result<ImportReport, Error> {
+pub async fn import(db: &Db, bytes: &[u8]) -> Result<ImportReport, ImportError> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
     let header = reader
         .headers()
@@ -299,7 +311,7 @@ async fn apply(
     present: &Present,
     rows: Vec<Row>,
     report: &mut ImportReport,
-) -> Result<(), Error> {
+) -> Result<(), DbErr> {
     if rows.is_empty() {
         return Ok(());
     }
