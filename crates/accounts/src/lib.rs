@@ -17,7 +17,7 @@ pub mod views;
 
 use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+use keel_platform::service::{Build, Command, HttpService, Listener, builder};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 
 pub use config::Config;
@@ -38,19 +38,15 @@ pub static SERVICE: HttpService = HttpService {
         default: "127.0.0.1:8081",
     },
     migrations: &MIGRATIONS,
-    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
-    commands: Some(Commands {
-        command: cli::command,
-        run: |src, matches| Box::pin(cli::run(src, matches)),
-    }),
 };
 
-impl Configured for Config {
-    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        app(b, *self)
-    }
-}
+/// `keel accounts ...`.
+pub static COMMAND: Command = Command {
+    command: cli::command,
+    run: |src, matches| Box::pin(cli::run(src, matches)),
+};
 
 /// Builds the service.
 fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
-use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+use keel_platform::service::{Build, Command, HttpService, Listener, builder};
 use keel_platform::tasks::Tasks;
 
 pub use config::Config;
@@ -42,12 +42,11 @@ pub static WEB_SERVICE: HttpService = HttpService {
         default: "127.0.0.1:8083",
     },
     migrations: &MIGRATIONS,
-    configure: |src| Ok(Box::new(Web(Config::from_source(src)?))),
+    configure: |src| Ok(builder(Config::from_source(src)?, web_app)),
     render: error::render_web,
-    commands: None,
 };
 
-/// channel-api, as the process sees it (with `keel channel ...`).
+/// channel-api, as the process sees it.
 pub static API_SERVICE: HttpService = HttpService {
     name: API,
     listener: Listener {
@@ -55,43 +54,37 @@ pub static API_SERVICE: HttpService = HttpService {
         default: "127.0.0.1:8084",
     },
     migrations: &MIGRATIONS,
-    configure: |src| Ok(Box::new(Api(Config::from_source(src)?))),
+    configure: |src| Ok(builder(Config::from_source(src)?, api_app)),
     render: error::render_api,
-    commands: Some(Commands {
-        command: cli::command,
-        run: |src, matches| Box::pin(cli::run(src, matches)),
-    }),
 };
 
-struct Web(Config);
+/// `keel channel ...`.
+pub static COMMAND: Command = Command {
+    command: cli::command,
+    run: |src, matches| Box::pin(cli::run(src, matches)),
+};
 
-impl Configured for Web {
-    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        web::assets::complete(&web::ENTRIES).map_err(StartError::other)?;
-        let Web(cfg) = *self;
-        let platform = b.platform;
-        let api = api_base(&cfg, b);
-        let limit = platform.config.http.body_limit.max(routes::LOGO_BODY_LIMIT);
-        let proxy = web::Proxy::new(
-            &api,
-            cfg.web.proxy_timeout,
-            limit,
-            platform.config.http.trusted_proxies.clone(),
-        )
-        .map_err(StartError::other)?;
-        tracing::info!(api = proxy.base(), "channel-web forwards /api/* there");
-        let state = keel_platform::state::Shared::new(web::WebInner::new(
-            platform.clone(),
-            Arc::new(cfg),
-            proxy,
-        ));
-        Ok(ServiceApp {
-            name: WEB,
-            base_path: String::new(),
-            routes: web::router(state),
-            render: error::render_web,
-        })
-    }
+/// Builds channel-web.
+fn web_app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
+    web::assets::complete(&web::ENTRIES).map_err(StartError::other)?;
+    let platform = b.platform;
+    let api = api_base(&cfg, b);
+    let limit = platform.config.http.body_limit.max(routes::LOGO_BODY_LIMIT);
+    let proxy = web::Proxy::new(
+        &api,
+        cfg.web.proxy_timeout,
+        limit,
+        platform.config.http.trusted_proxies.clone(),
+    )
+    .map_err(StartError::other)?;
+    tracing::info!(api = proxy.base(), "channel-web forwards /api/* there");
+    let state = std::sync::Arc::new(web::WebInner::new(platform.clone(), Arc::new(cfg), proxy));
+    Ok(ServiceApp {
+        name: WEB,
+        base_path: String::new(),
+        routes: web::router(state),
+        render: error::render_web,
+    })
 }
 
 /// Where channel-web finds channel-api: `KEEL_CHANNEL_API_URL`; else the
@@ -115,50 +108,47 @@ fn api_base(cfg: &Config, b: &Build<'_>) -> String {
     }
 }
 
-struct Api(Config);
-
-impl Configured for Api {
-    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        let platform = b.platform;
-        let cfg = Arc::new(self.0);
-        let stream = GetStream::new(platform.http.clone(), cfg.stream.clone());
-        let live = Arc::new(Live::new(platform.db.clone()));
-        jobs::register(
-            b.jobs,
-            b.tasks,
-            &jobs::Deps {
-                db: platform.db.clone(),
-                http: platform.http.clone(),
-                stream: stream.clone(),
-                cfg: cfg.clone(),
-                live: live.clone(),
-            },
-        );
-        announce_setup_code(platform.db.clone(), cfg.clone(), b.tasks);
-        let state = AppState::new(Inner {
-            platform: platform.clone(),
-            info: domain::snapshot::Snapshot::new(web::INFO_MAX_AGE),
-            cfg,
-            stream,
-            live,
-            playlist: domain::playlist::Playlist::default(),
-            dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
-            trusted: {
-                let mut t = platform.config.http.trusted_proxies.clone();
-                t.extend([
-                    std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
-                    std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
-                ]);
-                t
-            },
-        });
-        Ok(ServiceApp {
-            name: API,
-            base_path: String::new(),
-            routes: routes::router(state),
-            render: error::render_api,
-        })
-    }
+/// Builds channel-api.
+fn api_app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
+    let platform = b.platform;
+    let cfg = Arc::new(cfg);
+    let stream = GetStream::new(platform.http.clone(), cfg.stream.clone());
+    let live = Arc::new(Live::new(platform.db.clone()));
+    jobs::register(
+        b.jobs,
+        b.tasks,
+        &jobs::Deps {
+            db: platform.db.clone(),
+            http: platform.http.clone(),
+            stream: stream.clone(),
+            cfg: cfg.clone(),
+            live: live.clone(),
+        },
+    );
+    announce_setup_code(platform.db.clone(), cfg.clone(), b.tasks);
+    let state = AppState::new(Inner {
+        platform: platform.clone(),
+        info: domain::snapshot::Snapshot::new(web::INFO_MAX_AGE),
+        cfg,
+        stream,
+        live,
+        playlist: domain::playlist::Playlist::default(),
+        dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
+        trusted: {
+            let mut t = platform.config.http.trusted_proxies.clone();
+            t.extend([
+                std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
+                std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+            ]);
+            t
+        },
+    });
+    Ok(ServiceApp {
+        name: API,
+        base_path: String::new(),
+        routes: routes::router(state),
+        render: error::render_api,
+    })
 }
 
 /// While no owner exists, tells the operator the set-up code (in the log,

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use keel_platform::Platform;
-use keel_platform::state::Shared;
 
 use crate::config::Config;
 use crate::domain::channel::ChannelInfo;
@@ -12,7 +11,7 @@ use crate::domain::playlist::Playlist;
 use crate::domain::snapshot::Snapshot;
 use crate::getstream::GetStream;
 
-pub type AppState = Shared<Inner>;
+pub type AppState = std::sync::Arc<Inner>;
 
 pub struct Inner {
     pub platform: Platform,

@@ -75,9 +75,9 @@ fn service_names() -> clap::builder::PossibleValuesParser {
 /// The whole command line: `serve`, `migrate`, and each service's own
 /// subcommand (`keel svc ...`).
 pub fn command() -> clap::Command {
-    crate::services::SERVICES
+    crate::services::COMMANDS
         .iter()
-        .filter_map(|s| s.command())
+        .map(|c| (c.command)())
         .fold(Cli::command(), clap::Command::subcommand)
 }
 
@@ -85,17 +85,14 @@ pub fn command() -> clap::Command {
 pub enum Invocation {
     Builtin(Command),
     /// A service's subcommand, with its matches.
-    Service(
-        &'static dyn keel_platform::service::Service,
-        clap::ArgMatches,
-    ),
+    Service(&'static keel_platform::service::Command, clap::ArgMatches),
 }
 
 /// Parses the process's arguments (exits with usage on an error).
 pub fn parse() -> Invocation {
     let matches = command().get_matches();
     if let Some((name, sub)) = matches.subcommand()
-        && let Some(service) = crate::services::with_command(name)
+        && let Some(service) = crate::services::command(name)
     {
         return Invocation::Service(service, sub.clone());
     }

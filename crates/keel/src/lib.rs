@@ -11,7 +11,7 @@ use keel_platform::config::{PlatformConfig, Source, addr};
 use keel_platform::http::SharedListener;
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::migrate::Applied;
-use keel_platform::service::{Build, Service};
+use keel_platform::service::{Build, HttpService};
 use keel_platform::tasks::Tasks;
 use keel_platform::{Platform, StartError, http, telemetry};
 use tokio::net::TcpListener;
@@ -107,10 +107,10 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     let mut configs = Vec::with_capacity(services.len());
     let mut listeners = Vec::with_capacity(services.len());
     for s in &services {
-        configs.push(s.configure(src)?);
+        configs.push((s.configure)(src)?);
     }
     for s in &services {
-        let l = listener_of(*s)?;
+        let l = s.listener;
         listeners.push(bind(l.var, &addr(src, l.var, l.default)?).await?);
     }
     let metrics_listener = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
@@ -147,14 +147,11 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
     platform.mailer.register(&mut registry);
     let mut addrs = Vec::with_capacity(services.len());
     for (service, listener) in services.iter().zip(&listeners) {
-        addrs.push((
-            service.name(),
-            local_addr(listener_of(*service)?.var, listener)?,
-        ));
+        addrs.push((service.name, local_addr(service.listener.var, listener)?));
     }
     let mut apps = Vec::with_capacity(services.len());
     for config in configs {
-        apps.push(config.build(&mut Build {
+        apps.push(config(&mut Build {
             platform: &platform,
             jobs: &mut registry,
             tasks: &tasks,
@@ -222,7 +219,7 @@ struct Early {
 
 impl Early {
     fn serve(
-        services: &[&'static dyn Service],
+        services: &[&'static HttpService],
         listeners: &[SharedListener],
         startup: &http::Startup,
         (grace, hold): (std::time::Duration, std::time::Duration),
@@ -234,7 +231,7 @@ impl Early {
             let (handover, takeover) = http::takeover();
             handovers.push(handover);
             let (router, listener, token) = (
-                startup.router(service.render(), takeover, hold),
+                startup.router(service.render, takeover, hold),
                 listener.clone(),
                 stop.clone(),
             );
@@ -260,11 +257,6 @@ impl Early {
         self.stop.cancel();
         while self.servers.join_next().await.is_some() {}
     }
-}
-
-fn listener_of(s: &dyn Service) -> Result<keel_platform::service::Listener, StartError> {
-    s.listener()
-        .ok_or_else(|| StartError::other(format!("{} has no HTTP listener", s.name())))
 }
 
 /// Applies the migrations the named services (all when none) need.

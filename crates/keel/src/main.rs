@@ -71,7 +71,7 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             Ok(())
         }
         Invocation::Service(service, matches) => {
-            println!("{}", service.run_command(&src, &matches).await?);
+            println!("{}", (service.run)(&src, &matches).await?);
             Ok(())
         }
         Invocation::Builtin(Command::Probe { url }) => keel::probe::run(url.as_deref()).await,

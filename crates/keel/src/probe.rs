@@ -36,7 +36,7 @@ pub fn candidates(src: &Source) -> Vec<String> {
         "http://{}/api/health/live",
         local(SocketAddr::new(host, port))
     )];
-    for l in crate::services::http().filter_map(|s| s.listener()) {
+    for l in crate::services::http().map(|s| s.listener) {
         if let Ok(a) = addr(src, l.var, l.default) {
             urls.push(format!("http://{}/healthz", local(a)));
         }

@@ -25,7 +25,6 @@ pub mod outbound;
 pub mod password;
 pub mod schema;
 pub mod service;
-pub mod state;
 pub mod tasks;
 pub mod telemetry;
 pub mod time;

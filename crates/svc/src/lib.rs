@@ -20,7 +20,7 @@ use keel_platform::batch::Batcher;
 use keel_platform::db::Db;
 use keel_platform::http::ServiceApp;
 use keel_platform::jwks::{JwksConfig, JwksVerifier};
-use keel_platform::service::{Build, Commands, Configured, HttpService, Listener};
+use keel_platform::service::{Build, Command, HttpService, Listener, builder};
 use keel_platform::tasks::Tasks;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 
@@ -42,19 +42,15 @@ pub static SERVICE: HttpService = HttpService {
         default: "127.0.0.1:8085",
     },
     migrations: &MIGRATIONS,
-    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
-    commands: Some(Commands {
-        command: cli::command,
-        run: |src, matches| Box::pin(cli::run(src, matches)),
-    }),
 };
 
-impl Configured for Config {
-    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        app(b, *self)
-    }
-}
+/// `keel svc ...`.
+pub static COMMAND: Command = Command {
+    command: cli::command,
+    run: |src, matches| Box::pin(cli::run(src, matches)),
+};
 
 fn submission_writer(db: Db, tasks: &Tasks) -> Batcher<site::NewSubmission, i64> {
     Batcher::start_with(tasks, "svc submissions", 256, db, |db, items| async move {

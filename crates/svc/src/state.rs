@@ -2,7 +2,6 @@
 
 use keel_platform::Platform;
 use keel_platform::db::Db;
-use keel_platform::state::Shared;
 
 use keel_platform::batch::Batcher;
 
@@ -13,7 +12,7 @@ use crate::domain::push::devices::{DeviceReads, RegistrationWriter};
 use crate::domain::settings::SettingsStore;
 use crate::domain::site::{FormCache, NewSubmission};
 
-pub type AppState = Shared<Inner>;
+pub type AppState = std::sync::Arc<Inner>;
 
 pub struct Inner {
     pub platform: Platform,

@@ -83,7 +83,7 @@ impl TestAppBuilder {
         for (k, v) in crate::offline_env() {
             source.set(k, v);
         }
-        for l in keel::services::http().filter_map(|s| s.listener()) {
+        for l in keel::services::http().map(|s| s.listener) {
             source.set(l.var, "127.0.0.1:0");
         }
         for (k, v) in self.env {

@@ -19,7 +19,7 @@ use jsonwebtoken::Algorithm;
 use keel_platform::StartError;
 use keel_platform::http::ServiceApp;
 use keel_platform::jwks::{JwksConfig, JwksVerifier};
-use keel_platform::service::{Build, Configured, HttpService, Listener};
+use keel_platform::service::{Build, HttpService, Listener, builder};
 
 pub use config::Config;
 pub use schema::MIGRATIONS;
@@ -40,16 +40,9 @@ pub static SERVICE: HttpService = HttpService {
         default: config::DEFAULT_ADDR,
     },
     migrations: &MIGRATIONS,
-    configure: |src| Ok(Box::new(Config::from_source(src)?)),
+    configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
-    commands: None,
 };
-
-impl Configured for Config {
-    fn build(self: Box<Self>, b: &mut Build<'_>) -> Result<ServiceApp, StartError> {
-        app(b, *self)
-    }
-}
 
 /// Builds the service.
 fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {

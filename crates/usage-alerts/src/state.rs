@@ -1,13 +1,12 @@
 //! What every usage-alerts handler shares.
 
 use keel_platform::db::Db;
-use keel_platform::state::Shared;
 
 use crate::auth::{Identifies, Identity};
 use crate::config::Environment;
 use crate::domain::ingest::Ingestor;
 
-pub type AppState = Shared<Inner>;
+pub type AppState = std::sync::Arc<Inner>;
 
 pub struct Inner {
     pub db: Db,

@@ -14,7 +14,7 @@ use std::time::Duration;
 use axum::http::HeaderMap;
 use keel_platform::Platform;
 use keel_platform::sea_orm::DbErr;
-use keel_platform::state::Shared;
+
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
 
@@ -30,7 +30,7 @@ pub use proxy::Proxy;
 /// than the one where it was edited.
 pub const INFO_MAX_AGE: Duration = Duration::from_secs(1);
 
-pub type WebState = Shared<WebInner>;
+pub type WebState = std::sync::Arc<WebInner>;
 
 /// What every channel-web handler shares.
 pub struct WebInner {

@@ -52,7 +52,7 @@ impl Stack {
     pub fn env(&self, extra: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
         let mut env = keel_testkit::offline_env();
         env.extend(self.stream.env());
-        for l in keel::services::http().filter_map(|s| s.listener()) {
+        for l in keel::services::http().map(|s| s.listener) {
             env.push((l.var, "127.0.0.1:0".to_owned()));
         }
         env.extend([

@@ -58,7 +58,7 @@ async fn every_document_validates_and_a_client_generated_from_it_drives_its_serv
 
     let docs = tempfile::tempdir().unwrap();
     for s in keel::services::http() {
-        let name = s.name();
+        let name = s.name;
         let doc = reqwest::get(app.root(name, "/openapi.json"))
             .await
             .unwrap()

@@ -60,7 +60,7 @@ fn env(data: &Path, url: String) -> Vec<(&'static str, String)> {
         ("KEEL_CHANNEL_SAMPLER_CRON", "0 0 1 1 *".to_owned()),
         ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
     ]);
-    for l in keel::services::http().filter_map(|s| s.listener()) {
+    for l in keel::services::http().map(|s| s.listener) {
         env.push((l.var, "127.0.0.1:0".to_owned()));
     }
     env

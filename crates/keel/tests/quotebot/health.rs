@@ -133,7 +133,7 @@ async fn keel_probe_is_the_container_health_check() {
     let port = port_of(&bot.health).to_string();
     assert_eq!(probe_env(dir, &[("PORT", port)], &[]).await, Some(0));
     let mut nothing = vec![("PORT", "9".to_owned())];
-    for l in keel::services::http().filter_map(|s| s.listener()) {
+    for l in keel::services::http().map(|s| s.listener) {
         nothing.push((l.var, "127.0.0.1:9".to_owned()));
     }
     assert_eq!(probe_env(dir, &nothing, &[]).await, Some(1));

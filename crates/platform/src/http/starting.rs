@@ -104,7 +104,7 @@ impl Startup {
     /// The start-up router of a service that renders errors with `render`;
     /// its other requests wait up to `hold` for the service's own router
     /// from `takeover` and are answered by it.
-    pub fn router(&self, render: Option<Render>, takeover: Takeover, hold: Duration) -> Router {
+    pub fn router(&self, render: Render, takeover: Takeover, hold: Duration) -> Router {
         Router::new()
             .route("/healthz", get(health::healthz))
             .route("/readyz", get(readyz))
@@ -115,10 +115,7 @@ impl Startup {
                         Ok(resp) => resp,
                         Err(never) => match never {},
                     },
-                    None => match render {
-                        Some(render) => render(PlatformError::Starting),
-                        None => not_yet(),
-                    },
+                    None => render(PlatformError::Starting),
                 }
             })
             .with_state(self.clone())
@@ -161,16 +158,6 @@ async fn readyz(State(s): State<Startup>) -> Response {
     (
         StatusCode::SERVICE_UNAVAILABLE,
         Json(json!({"status": "starting", "checks": {"startup": s.doing()}})),
-    )
-        .into_response()
-}
-
-fn not_yet() -> Response {
-    let e = PlatformError::Starting;
-    (
-        e.status(),
-        [("retry-after", "5")],
-        Json(json!({"error": e.message()})),
     )
         .into_response()
 }
