@@ -33,35 +33,44 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const MAX_ATTEMPTS: u32 = 12;
 }
 
-/// How a job run ended when it did not succeed.
-#[derive(Debug, Clone)]
+/// How a job run ended when it did not succeed, with its cause: the log
+/// and the job's row show the cause's whole source chain.
+#[derive(Debug)]
 pub enum JobError {
     /// Try again later; `after` overrides the backoff (e.g. a Retry-After).
     Retry {
-        reason: String,
+        cause: crate::failure::Cause,
         after: Option<Duration>,
     },
     /// Do not try again.
-    Fail(String),
+    Fail(crate::failure::Cause),
 }
 
 impl JobError {
-    pub fn retry(reason: impl std::fmt::Display) -> Self {
+    /// Try again later, because of `cause` (an error, or a sentence).
+    pub fn retry(cause: impl Into<crate::failure::Cause>) -> Self {
         Self::Retry {
-            reason: reason.to_string(),
+            cause: cause.into(),
             after: None,
         }
     }
 
-    pub fn retry_after(reason: impl std::fmt::Display, after: Duration) -> Self {
+    pub fn retry_after(cause: impl Into<crate::failure::Cause>, after: Duration) -> Self {
         Self::Retry {
-            reason: reason.to_string(),
+            cause: cause.into(),
             after: Some(after),
         }
     }
 
-    pub fn fail(reason: impl std::fmt::Display) -> Self {
-        Self::Fail(reason.to_string())
+    pub fn fail(cause: impl Into<crate::failure::Cause>) -> Self {
+        Self::Fail(cause.into())
+    }
+
+    /// The cause with its whole source chain, as the log and the job's
+    /// row say it.
+    pub fn reason(&self) -> String {
+        let (Self::Retry { cause, .. } | Self::Fail(cause)) = self;
+        crate::failure::chain(cause.as_ref())
     }
 }
 

@@ -199,9 +199,10 @@ impl Worker {
         ctx: JobContext,
         err: JobError,
     ) -> Result<(), DbErr> {
-        let (reason, after, give_up) = match err {
-            JobError::Fail(reason) => (reason, None, true),
-            JobError::Retry { reason, after } => (reason, after, ctx.is_last_attempt()),
+        let reason = err.reason();
+        let (after, give_up) = match err {
+            JobError::Fail(_) => (None, true),
+            JobError::Retry { after, .. } => (after, ctx.is_last_attempt()),
         };
         let status = if give_up {
             entity::FAILED

@@ -65,8 +65,8 @@ async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
             Ok(r) => r,
             Err(Failure::Retry { reason, after }) => {
                 return Err(after.map_or_else(
-                    || JobError::retry(&reason),
-                    |a| JobError::retry_after(&reason, a),
+                    || JobError::retry(reason.clone()),
+                    |a| JobError::retry_after(reason.clone(), a),
                 ));
             }
             Err(Failure::Rejected { reason }) => {
