@@ -171,6 +171,9 @@ impl From<GoalError> for Error {
     fn from(e: GoalError) -> Self {
         match e {
             GoalError::NotFound => not_found("Goal"),
+            GoalError::NoSuchYearly => not_found("Yearly goal"),
+            GoalError::NoSuchWeekly => not_found("Weekly goal"),
+            GoalError::NotLinked => Error::not_found(NOT_FOUND, e.to_string()),
             GoalError::LimitReached => Error::conflict(GOAL_LIMIT_REACHED, e.to_string()),
             GoalError::Writer(w) => Error::internal(w),
             GoalError::Db(db) => Error::from(db),

@@ -32,3 +32,9 @@ pub fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>,
         Raw::N(n) => n.to_string(),
     }))
 }
+
+/// An optional string that, when present, is a string (`null` is refused
+/// like any other wrong type, as the document declares no `null`).
+pub fn present_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}

@@ -20,6 +20,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "goals_by_user_newest",
             up: goals_by_user_newest,
         },
+        Migration {
+            version: 2,
+            name: "weekly_in_yearly_and_weekly_mail",
+            up: weekly_in_yearly_and_weekly_mail,
+        },
     ],
 };
 
@@ -243,5 +248,32 @@ fn goals_by_user_newest(b: DbBackend) -> Vec<Statement> {
         let drop = Index::drop().name(old).table(table).to_owned();
         stmts.extend(build_all(b, &[&create, &drop]));
     }
+    stmts
+}
+
+/// A weekly goal may belong to one yearly goal (`yearly_goal_id`, cleared
+/// when the yearly goal is deleted), and a user records the week of the
+/// last weekly goals mail (`weekly_mail_week`, e.g. `2026-W48`).
+///
+/// Cost: two nullable columns added without a default, so neither table
+/// is rewritten on either backend; PostgreSQL holds each table's
+/// ACCESS EXCLUSIVE lock for the catalog change and scans
+/// `accounts_weekly_goals` once to check the new foreign key (every value
+/// is NULL), and builds the index on `yearly_goal_id` (a non-concurrent
+/// build: writes to weekly goals wait for it).
+fn weekly_in_yearly_and_weekly_mail(b: DbBackend) -> Vec<Statement> {
+    let link = "ALTER TABLE accounts_weekly_goals ADD COLUMN yearly_goal_id VARCHAR(24) NULL \
+                REFERENCES accounts_yearly_goals (id) ON DELETE SET NULL";
+    let week = "ALTER TABLE accounts_users ADD COLUMN weekly_mail_week VARCHAR(10) NULL";
+    let by_yearly = Index::create()
+        .name("accounts_weekly_goals_yearly")
+        .table("accounts_weekly_goals")
+        .col("yearly_goal_id")
+        .to_owned();
+    let mut stmts = vec![
+        Statement::from_string(b, link),
+        Statement::from_string(b, week),
+    ];
+    stmts.extend(build_all(b, &[&by_yearly]));
     stmts
 }

@@ -6,7 +6,8 @@ use keel_platform::time::millis;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::entity::{session, user, weekly_goal, yearly_goal};
+use crate::domain::goal_links::YearlyWithWeekly;
+use crate::entity::{session, user, weekly_goal};
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -122,6 +123,8 @@ pub struct WeeklyGoal {
     pub user: String,
     pub title: String,
     pub is_completed: bool,
+    /// The id of the yearly goal it is in, or `null`.
+    pub yearly_goal: Option<String>,
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: DateTime<Utc>,
@@ -139,6 +142,7 @@ impl From<&weekly_goal::Model> for WeeklyGoal {
             user: g.user_id.clone(),
             title: g.title.clone(),
             is_completed: g.is_completed,
+            yearly_goal: g.yearly_goal_id.clone(),
             created_at: g.created_at,
             updated_at: g.updated_at,
             revision: g.revision,
@@ -157,9 +161,9 @@ pub struct YearlyGoal {
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]
     pub complete_by: DateTime<Utc>,
-    /// Empty on creation.
-    #[schema(value_type = Vec<std::collections::HashMap<String, serde_json::Value>>)]
-    pub weekly: serde_json::Value,
+    /// The weekly goals it holds, newest first (empty on creation).
+    pub weekly: Vec<WeeklyGoal>,
+    pub progress: Progress,
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: DateTime<Utc>,
@@ -170,15 +174,28 @@ pub struct YearlyGoal {
     pub revision: i32,
 }
 
-impl From<&yearly_goal::Model> for YearlyGoal {
-    fn from(g: &yearly_goal::Model) -> Self {
+/// How far a yearly goal is: its weekly goals completed, of all it holds.
+#[derive(Serialize, ToSchema)]
+pub struct Progress {
+    pub completed: u64,
+    pub total: u64,
+}
+
+impl From<&YearlyWithWeekly> for YearlyGoal {
+    fn from(y: &YearlyWithWeekly) -> Self {
+        let g = &y.goal;
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         Self {
             id: g.id.clone(),
             user: g.user_id.clone(),
             title: g.title.clone(),
             is_completed: g.is_completed,
             complete_by: g.complete_by,
-            weekly: serde_json::from_str(&g.weekly).unwrap_or_else(|_| serde_json::json!([])),
+            weekly: y.weekly.iter().map(Into::into).collect(),
+            progress: Progress {
+                completed: count(y.weekly.iter().filter(|w| w.is_completed).count()),
+                total: count(y.weekly.len()),
+            },
             created_at: g.created_at,
             updated_at: g.updated_at,
             revision: g.revision,

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use lettre::message::{Mailbox, header::ContentType};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use sea_orm::{ConnectionTrait, DbErr};
 use serde::{Deserialize, Serialize};
@@ -14,13 +15,21 @@ use serde::{Deserialize, Serialize};
 use crate::config::MailConfig;
 use crate::jobs::{self, Job, JobError, JobRegistry};
 
-/// One outgoing message.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+/// One outgoing message: plain text, and an HTML alternative when given.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Mail {
     pub to: String,
     pub subject: String,
     pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// Extra headers, e.g. `List-Unsubscribe` (names from [`HEADERS`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
 }
+
+/// The extra headers a mail may carry.
+pub const HEADERS: &[&str] = &["List-Unsubscribe", "List-Unsubscribe-Post"];
 
 #[derive(Debug, Serialize, Deserialize)]
 struct DeliverMail {
@@ -49,6 +58,37 @@ pub async fn enqueue_at<C: ConnectionTrait>(
         mail,
     };
     jobs::enqueue_at(conn, &job, at).await
+}
+
+/// Forgets the mails to any of `addresses` not sent yet (an account that
+/// is deleted takes its queued mail with it); how many.
+pub async fn forget<C: ConnectionTrait>(conn: &C, addresses: &[&str]) -> Result<u64, DbErr> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    let wanted: Vec<String> = addresses.iter().map(|a| a.to_lowercase()).collect();
+    let queued: Vec<(i64, String)> = jobs::entity::Entity::find()
+        .select_only()
+        .column(jobs::entity::Column::Id)
+        .column(jobs::entity::Column::Payload)
+        .filter(jobs::entity::Column::Kind.eq(DeliverMail::KIND))
+        .into_tuple()
+        .all(conn)
+        .await?;
+    let ids: Vec<i64> = queued
+        .into_iter()
+        .filter(|(_, payload)| {
+            serde_json::from_str::<DeliverMail>(payload)
+                .is_ok_and(|d| wanted.contains(&d.mail.to.to_lowercase()))
+        })
+        .map(|(id, _)| id)
+        .collect();
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let res = jobs::entity::Entity::delete_many()
+        .filter(jobs::entity::Column::Id.is_in(ids))
+        .exec(conn)
+        .await?;
+    Ok(res.rows_affected)
 }
 
 /// Delivers outbox messages.
@@ -101,14 +141,32 @@ impl Mailer {
             .parse()
             .map_err(|e| JobError::fail(format!("bad recipient: {e}")))?;
         let domain = self.from.email.domain().to_owned();
-        let message = Message::builder()
+        let mut builder = Message::builder()
             .from(self.from.clone())
             .to(to)
             .subject(mail.subject.clone())
-            .message_id(Some(format!("<{id}@{domain}>")))
-            .header(ContentType::TEXT_PLAIN)
-            .body(mail.text.clone())
-            .map_err(|e| JobError::fail(format!("cannot build message: {e}")))?;
+            .message_id(Some(format!("<{id}@{domain}>")));
+        for (name, value) in &mail.headers {
+            let Some(name) = HEADERS.iter().find(|h| h.eq_ignore_ascii_case(name)) else {
+                return Err(JobError::fail(format!(
+                    "header {name} is not one a mail may carry"
+                )));
+            };
+            builder = builder.raw_header(HeaderValue::new(
+                HeaderName::new_from_ascii_str(name),
+                value.clone(),
+            ));
+        }
+        let built = match &mail.html {
+            Some(html) => builder.multipart(MultiPart::alternative_plain_html(
+                mail.text.clone(),
+                html.clone(),
+            )),
+            None => builder
+                .header(ContentType::TEXT_PLAIN)
+                .body(mail.text.clone()),
+        };
+        let message = built.map_err(|e| JobError::fail(format!("cannot build message: {e}")))?;
         match &self.transport {
             Transport::Smtp(smtp) => smtp.send(message).await.map(|_| ()).map_err(|e| {
                 if e.is_permanent() {

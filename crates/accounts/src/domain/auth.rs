@@ -87,6 +87,7 @@ pub async fn register(
         is_banned: Set(false),
         streamer_mode: Set(false),
         notify_weekly_goals: Set(true),
+        weekly_mail_week: Set(None),
         revision: Set(0),
         created_at: Set(now),
         updated_at: Set(now),
@@ -139,6 +140,7 @@ async fn send_verification<C: ConnectionTrait>(
             to: u.email.clone(),
             subject: "Verify your email address".to_owned(),
             text,
+            ..Mail::default()
         },
     )
     .await?;

@@ -146,6 +146,7 @@ async fn issue<C: ConnectionTrait>(
                 "Hello {name},\n\nConfirm {to} as the new address of your account with this token (valid {TOKEN_TTL_HOURS} hours):\n\n{token}\n{link}",
                 name = u.username,
             ),
+            ..Mail::default()
         },
     )
     .await?;
@@ -192,6 +193,7 @@ pub async fn confirm(
                 old = u.email,
                 new = new_email.as_str(),
             ),
+            ..Mail::default()
         },
     )
     .await?;

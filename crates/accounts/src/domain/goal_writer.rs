@@ -13,22 +13,25 @@ use keel_platform::sea_orm::{
 };
 use keel_platform::tasks::Tasks;
 
-use crate::entity::weekly_goal;
+use crate::entity::{weekly_goal, yearly_goal};
 use crate::id::GoalId;
 
 /// Goals of one kind a user may hold.
 pub const MAX_GOALS: u64 = 1000;
 
-/// A weekly goal to create.
+/// A weekly goal to create, perhaps in one of the user's yearly goals.
 pub struct NewWeekly {
     pub user_id: String,
     pub title: String,
+    pub yearly_goal_id: Option<String>,
 }
 
 /// What became of it.
 pub enum Created {
     Goal(weekly_goal::Model),
     LimitReached,
+    /// The yearly goal named is not one of the user's.
+    NoSuchYearly,
 }
 
 pub type WeeklyWriter = Batcher<NewWeekly, Created>;
@@ -72,13 +75,45 @@ async fn room<C: ConnectionTrait>(
     Ok(left)
 }
 
+/// Which of the yearly goals the items name exist, as (owner, id): read in
+/// the writing transaction, so a yearly goal deleted meanwhile is not
+/// linked to.
+async fn yearly_present<C: ConnectionTrait>(
+    conn: &C,
+    items: &[NewWeekly],
+) -> Result<HashSet<(String, String)>, DbErr> {
+    let ids: Vec<&str> = items
+        .iter()
+        .filter_map(|i| i.yearly_goal_id.as_deref())
+        .collect();
+    if ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let found: Vec<(String, String)> = yearly_goal::Entity::find()
+        .select_only()
+        .column(yearly_goal::Column::UserId)
+        .column(yearly_goal::Column::Id)
+        .filter(yearly_goal::Column::Id.is_in(ids))
+        .into_tuple()
+        .all(conn)
+        .await?;
+    Ok(found.into_iter().collect())
+}
+
 async fn write(db: &Db, items: Vec<NewWeekly>) -> Result<Vec<Created>, DbErr> {
     let txn = db.begin_write().await?;
+    let yearly = yearly_present(&txn, &items).await?;
     let users: HashSet<&str> = items.iter().map(|i| i.user_id.as_str()).collect();
     let mut left = room(&txn, users).await?;
     let mut rows = Vec::with_capacity(items.len());
     let mut out = Vec::with_capacity(items.len());
     for item in items {
+        if let Some(y) = &item.yearly_goal_id
+            && !yearly.contains(&(item.user_id.clone(), y.clone()))
+        {
+            out.push(Created::NoSuchYearly);
+            continue;
+        }
         let Some(room_left) = left.get_mut(&item.user_id).filter(|n| **n > 0) else {
             out.push(Created::LimitReached);
             continue;
@@ -90,6 +125,7 @@ async fn write(db: &Db, items: Vec<NewWeekly>) -> Result<Vec<Created>, DbErr> {
             user_id: item.user_id,
             title: item.title,
             is_completed: false,
+            yearly_goal_id: item.yearly_goal_id,
             revision: 0,
             created_at: now,
             updated_at: now,

@@ -6,8 +6,8 @@ use keel_platform::batch::BatchError;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
-    ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TryIntoModel,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TryIntoModel,
 };
 
 use super::fields::Title;
@@ -25,6 +25,15 @@ pub enum GoalError {
     NotFound,
     #[error("At most {MAX_GOALS} goals of each kind; delete some first")]
     LimitReached,
+    /// None of this user's yearly goals has the id.
+    #[error("Yearly goal not found")]
+    NoSuchYearly,
+    /// None of this user's weekly goals has the id.
+    #[error("Weekly goal not found")]
+    NoSuchWeekly,
+    /// The weekly goal is not in that yearly goal.
+    #[error("The weekly goal is not in this yearly goal")]
+    NotLinked,
     #[error(transparent)]
     Writer(#[from] BatchError),
     #[error(transparent)]
@@ -74,6 +83,20 @@ pub async fn get<G: Goal>(db: &Db, user_id: &UserId, id: &GoalId) -> Result<G::M
     .ok_or(GoalError::NotFound)
 }
 
+/// One of the user's goals, read on `conn` (a transaction).
+pub async fn get_in<G: Goal, C: ConnectionTrait>(
+    conn: &C,
+    user_id: &UserId,
+    id: &GoalId,
+) -> Result<G::Model, GoalError> {
+    G::find()
+        .filter(G::ID.eq(id.as_str()))
+        .filter(G::USER_ID.eq(user_id.as_str()))
+        .one(conn)
+        .await?
+        .ok_or(GoalError::NotFound)
+}
+
 /// Refuses a new goal when the user holds `MAX_GOALS` of the kind already:
 /// whether a MAX_GOALS-th exists is bounded work, unlike COUNT(*).
 async fn check_room<G: Goal>(db: &Db, user_id: &UserId) -> Result<(), GoalError> {
@@ -89,33 +112,25 @@ async fn check_room<G: Goal>(db: &Db, user_id: &UserId) -> Result<(), GoalError>
     }
 }
 
-pub async fn delete<G: Goal>(db: &Db, user_id: &UserId, id: &GoalId) -> Result<(), GoalError> {
-    let res = G::delete_many()
-        .filter(G::ID.eq(id.as_str()))
-        .filter(G::USER_ID.eq(user_id.as_str()))
-        .exec(db.write())
-        .await?;
-    if res.rows_affected == 0 {
-        return Err(GoalError::NotFound);
-    }
-    Ok(())
-}
-
-/// Creates a weekly goal through the group-committing writer.
+/// Creates a weekly goal through the group-committing writer, in the
+/// user's yearly goal `yearly` when given.
 pub async fn weekly_create(
     writer: &WeeklyWriter,
     user_id: &UserId,
     title: Title,
+    yearly: Option<GoalId>,
 ) -> Result<weekly_goal::Model, GoalError> {
     let created = writer
         .submit(NewWeekly {
             user_id: user_id.as_str().to_owned(),
             title: title.into_inner(),
+            yearly_goal_id: yearly.map(GoalId::into_string),
         })
         .await?;
     match created {
         Created::Goal(goal) => Ok(goal),
         Created::LimitReached => Err(GoalError::LimitReached),
+        Created::NoSuchYearly => Err(GoalError::NoSuchYearly),
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod email;
 pub mod fields;
+pub mod goal_links;
 pub mod goal_writer;
 pub mod goals;
 pub mod profile;

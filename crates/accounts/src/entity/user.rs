@@ -25,6 +25,8 @@ pub struct Model {
     pub is_banned: bool,
     pub streamer_mode: bool,
     pub notify_weekly_goals: bool,
+    /// The ISO week (`2026-W48`) of the last weekly goals mail: one a week.
+    pub weekly_mail_week: Option<String>,
     /// `__v`
     pub revision: i32,
     pub created_at: DateTimeUtc,

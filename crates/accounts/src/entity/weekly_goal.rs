@@ -8,6 +8,8 @@ pub struct Model {
     pub user_id: String,
     pub title: String,
     pub is_completed: bool,
+    /// The yearly goal it belongs to, if any.
+    pub yearly_goal_id: Option<String>,
     pub revision: i32,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

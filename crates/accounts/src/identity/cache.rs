@@ -226,6 +226,7 @@ mod tests {
             is_banned: false,
             streamer_mode: false,
             notify_weekly_goals: true,
+            weekly_mail_week: None,
             revision: 0,
             created_at: now,
             updated_at: now,

@@ -1,4 +1,4 @@
-//! `/goals/*`: weekly and yearly goals.
+//! `/goals/weekly*`: weekly goals.
 
 use axum::extract::{Path, State};
 use keel_platform::http::Json;
@@ -6,15 +6,15 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Authed;
-use crate::domain::fields::{Title, parse_complete_by, required};
-use crate::domain::goals;
-use crate::entity::{weekly_goal, yearly_goal};
+use crate::domain::fields::{Title, required};
+use crate::domain::{goal_links, goals};
+use crate::entity::weekly_goal;
 use crate::error::Error;
 use crate::id::GoalId;
 use crate::input::Input;
 use crate::routes::failures::*;
 use crate::state::AppState;
-use crate::views::{self, CodeMessage};
+use crate::views;
 
 #[derive(Serialize, ToSchema)]
 pub struct WeeklyList {
@@ -56,10 +56,15 @@ pub async fn get_weekly(
 }
 
 #[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct WeeklyBody {
     /// 1 to 200 characters, not blank (kept trimmed).
     #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
     title: Option<String>,
+    /// One of the user's yearly goals to put it in (empty: none).
+    #[schema(value_type = String, pattern = r"^(?:[0-9a-fA-F]{24})?$")]
+    #[serde(default, deserialize_with = "crate::input::present_string")]
+    yearly_goal: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -69,12 +74,14 @@ pub struct WeeklyCreated {
     message: String,
 }
 
-/// Create a weekly goal (`isCompleted` false).
+/// Create a weekly goal (`isCompleted` false), in one of the user's yearly
+/// goals when `yearlyGoal` names it.
 #[utoipa::path(post, path = "/goals/weekly", tag = "goals", security(("bearer" = [])),
     request_body(content((WeeklyBody = "application/x-www-form-urlencoded"), (WeeklyBody = "application/json"))),
     responses(
         (status = 200, body = WeeklyCreated),
         Invalid,
+        (status = 404, description = "yearlyGoal names none of this user's yearly goals", body = crate::error::ErrorBody),
         GoalLimit,
     ))]
 pub async fn create_weekly(
@@ -83,7 +90,12 @@ pub async fn create_weekly(
     Input(body): Input<WeeklyBody>,
 ) -> Result<Json<WeeklyCreated>, Error> {
     let title = Title::parse(&required(body.title, "title")?)?;
-    let goal = goals::weekly_create(&state.weekly_goals, &me.user_id(), title).await?;
+    let yearly = body
+        .yearly_goal
+        .filter(|y| !y.is_empty())
+        .map(|y| GoalId::parse("yearlyGoal", &y))
+        .transpose()?;
+    let goal = goals::weekly_create(&state.weekly_goals, &me.user_id(), title, yearly).await?;
     Ok(Json(WeeklyCreated {
         code: 200,
         goal: (&goal).into(),
@@ -145,7 +157,7 @@ pub struct NumberCodeMessage {
     message: String,
 }
 
-/// Delete a weekly goal.
+/// Delete a weekly goal (it leaves its yearly goal).
 #[utoipa::path(delete, path = "/goals/weekly/{goal_id}", tag = "goals", security(("bearer" = [])),
     params(("goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
     responses(
@@ -158,122 +170,9 @@ pub async fn delete_weekly(
     Path(goal_id): Path<String>,
 ) -> Result<Json<NumberCodeMessage>, Error> {
     let id = GoalId::parse("goal_id", &goal_id)?;
-    goals::delete::<weekly_goal::Entity>(state.db(), &me.user_id(), &id).await?;
+    goal_links::delete_weekly(state.db(), &me.user_id(), &id).await?;
     Ok(Json(NumberCodeMessage {
         code: 200,
         message: "Weekly goal deleted".to_owned(),
     }))
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct YearlyList {
-    goals: Vec<views::YearlyGoal>,
-    total: u64,
-}
-
-/// The user's yearly goals, newest first, with their count.
-#[utoipa::path(get, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
-    responses((status = 200, body = YearlyList)))]
-pub async fn list_yearly(
-    State(state): State<AppState>,
-    me: Authed,
-) -> Result<Json<YearlyList>, Error> {
-    let list = goals::list::<yearly_goal::Entity>(state.db(), &me.user_id()).await?;
-    Ok(Json(YearlyList {
-        total: u64::try_from(list.len()).unwrap_or(u64::MAX),
-        goals: list.iter().map(Into::into).collect(),
-    }))
-}
-
-/// One yearly goal, the object itself.
-#[utoipa::path(get, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
-    responses(
-        (status = 200, body = views::YearlyGoal),
-        NoSuchGoal,
-    ))]
-pub async fn get_yearly(
-    State(state): State<AppState>,
-    me: Authed,
-    Path(goal_id): Path<String>,
-) -> Result<Json<views::YearlyGoal>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
-    Ok(Json(
-        (&goals::get::<yearly_goal::Entity>(state.db(), &me.user_id(), &id).await?).into(),
-    ))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct YearlyBody {
-    /// 1 to 200 characters, not blank (kept trimmed).
-    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
-    title: Option<String>,
-    /// A real calendar date written `MM/DD/YYYY` (one-digit month and day
-    /// allowed); the pattern spells out which dates exist.
-    #[schema(schema_with = complete_by_schema, required = true)]
-    complete_by: Option<String>,
-}
-
-fn complete_by_schema() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .pattern(Some(COMPLETE_BY))
-        .build()
-}
-
-/// The dates `parse_complete_by` accepts: months of 31 and 30 days, February
-/// to the 28th, and the 29th in leap years (every fourth year, centuries
-/// only when divisible by 400).
-const COMPLETE_BY: &str = concat!(
-    r"^(?:(?:0?[13578]|1[02])/(?:0?[1-9]|[12][0-9]|3[01])/[0-9]{4}",
-    r"|(?:0?[469]|11)/(?:0?[1-9]|[12][0-9]|30)/[0-9]{4}",
-    r"|0?2/(?:0?[1-9]|1[0-9]|2[0-8])/[0-9]{4}",
-    r"|0?2/29/(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00))$"
-);
-
-#[derive(Serialize, ToSchema)]
-pub struct YearlyCreated {
-    goal: views::YearlyGoal,
-    message: String,
-}
-
-/// Create a yearly goal; `completeBy` is a date written MM/DD/YYYY.
-#[utoipa::path(post, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
-    request_body(content((YearlyBody = "application/x-www-form-urlencoded"), (YearlyBody = "application/json"))),
-    responses(
-        (status = 200, body = YearlyCreated),
-        Invalid,
-        GoalLimit,
-    ))]
-pub async fn create_yearly(
-    State(state): State<AppState>,
-    me: Authed,
-    Input(body): Input<YearlyBody>,
-) -> Result<Json<YearlyCreated>, Error> {
-    let title = Title::parse(&required(body.title, "title")?)?;
-    let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
-    let goal = goals::yearly_create(state.db(), &me.user_id(), title, by).await?;
-    Ok(Json(YearlyCreated {
-        goal: (&goal).into(),
-        message: "Yearly goal created".to_owned(),
-    }))
-}
-
-/// Delete a yearly goal.
-#[utoipa::path(delete, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
-    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
-    responses(
-        (status = 200, description = "REMOVED", body = CodeMessage),
-        NoSuchGoal,
-    ))]
-pub async fn delete_yearly(
-    State(state): State<AppState>,
-    me: Authed,
-    Path(goal_id): Path<String>,
-) -> Result<Json<CodeMessage>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
-    goals::delete::<yearly_goal::Entity>(state.db(), &me.user_id(), &id).await?;
-    Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
 }

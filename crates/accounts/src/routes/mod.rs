@@ -5,6 +5,7 @@ mod auth;
 mod failures;
 mod goals;
 mod limits;
+mod yearly;
 
 use keel_platform::http::openapi::{AuthFailures, HttpAuth};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
@@ -56,8 +57,9 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(goals::get_weekly, goals::delete_weekly))
         .routes(routes!(goals::complete_weekly))
         .routes(routes!(goals::uncomplete_weekly))
-        .routes(routes!(goals::list_yearly, goals::create_yearly))
-        .routes(routes!(goals::get_yearly, goals::delete_yearly))
+        .routes(routes!(yearly::list_yearly, yearly::create_yearly))
+        .routes(routes!(yearly::get_yearly, yearly::delete_yearly))
+        .routes(routes!(yearly::link_weekly, yearly::unlink_weekly))
         .with_state(state);
     AuthFailures(&[("401", "UNAUTHORIZED: no valid access token")])
         .modify(router.get_openapi_mut());

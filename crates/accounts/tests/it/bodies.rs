@@ -164,6 +164,8 @@ async fn every_route_is_in_the_openapi_document() {
         ("/goals/yearly", "post"),
         ("/goals/yearly/{goal_id}", "get"),
         ("/goals/yearly/{goal_id}", "delete"),
+        ("/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", "put"),
+        ("/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", "delete"),
     ];
     for (path, method) in expected {
         assert!(

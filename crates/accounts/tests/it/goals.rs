@@ -294,6 +294,7 @@ async fn hold_weekly_goals(api: &Api, user_id: &str, n: usize) {
         user_id: Set(user_id.to_owned()),
         title: Set(format!("goal {i}")),
         is_completed: Set(false),
+        yearly_goal_id: Set(None),
         revision: Set(0),
         created_at: Set(now),
         updated_at: Set(now),

@@ -7,6 +7,7 @@ mod account;
 mod auth;
 mod bodies;
 mod email;
+mod goal_links;
 mod goals;
 mod passwords;
 mod schemathesis;

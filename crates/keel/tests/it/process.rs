@@ -258,6 +258,7 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
         to: "ada@example.com".into(),
         subject: "durable".into(),
         text: "hello".into(),
+        ..Mail::default()
     };
     mail::enqueue_at(platform.db.write(), job, due)
         .await

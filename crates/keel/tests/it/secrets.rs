@@ -85,6 +85,7 @@ async fn no_credential_reaches_the_log_or_a_stored_job_error_when_its_service_fa
             to: "someone@example.com".to_owned(),
             subject: "hello".to_owned(),
             text: "a mail the SMTP server never takes".to_owned(),
+            ..Mail::default()
         },
     )
     .await

@@ -19,6 +19,7 @@ fn welcome() -> Mail {
         to: "ada@example.com".into(),
         subject: "Welcome, Ada".into(),
         text: "Confirm with this token: abc123\n".into(),
+        ..Mail::default()
     }
 }
 

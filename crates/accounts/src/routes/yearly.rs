@@ -1,0 +1,178 @@
+//! `/goals/yearly*`: yearly goals and the weekly goals they hold.
+
+use axum::extract::{Path, State};
+use keel_platform::http::Json;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::Authed;
+use crate::domain::fields::{Title, parse_complete_by, required};
+use crate::domain::{goal_links, goals};
+use crate::error::{Error, ErrorBody};
+use crate::id::GoalId;
+use crate::input::Input;
+use crate::routes::failures::*;
+use crate::state::AppState;
+use crate::views::{self, CodeMessage};
+
+#[derive(Serialize, ToSchema)]
+pub struct YearlyList {
+    goals: Vec<views::YearlyGoal>,
+    total: u64,
+}
+
+/// The user's yearly goals, newest first, with their count.
+#[utoipa::path(get, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
+    responses((status = 200, body = YearlyList)))]
+pub async fn list_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+) -> Result<Json<YearlyList>, Error> {
+    let list = goal_links::yearly_list(state.db(), &me.user_id()).await?;
+    Ok(Json(YearlyList {
+        total: u64::try_from(list.len()).unwrap_or(u64::MAX),
+        goals: list.iter().map(Into::into).collect(),
+    }))
+}
+
+/// One yearly goal, the object itself.
+#[utoipa::path(get, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
+    responses(
+        (status = 200, body = views::YearlyGoal),
+        NoSuchGoal,
+    ))]
+pub async fn get_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<views::YearlyGoal>, Error> {
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    Ok(Json(
+        (&goal_links::yearly_get(state.db(), &me.user_id(), &id).await?).into(),
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct YearlyBody {
+    /// 1 to 200 characters, not blank (kept trimmed).
+    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
+    title: Option<String>,
+    /// A real calendar date written `MM/DD/YYYY` (one-digit month and day
+    /// allowed); the pattern spells out which dates exist.
+    #[schema(schema_with = complete_by_schema, required = true)]
+    complete_by: Option<String>,
+}
+
+fn complete_by_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(COMPLETE_BY))
+        .build()
+}
+
+/// The dates `parse_complete_by` accepts: months of 31 and 30 days, February
+/// to the 28th, and the 29th in leap years (every fourth year, centuries
+/// only when divisible by 400).
+const COMPLETE_BY: &str = concat!(
+    r"^(?:(?:0?[13578]|1[02])/(?:0?[1-9]|[12][0-9]|3[01])/[0-9]{4}",
+    r"|(?:0?[469]|11)/(?:0?[1-9]|[12][0-9]|30)/[0-9]{4}",
+    r"|0?2/(?:0?[1-9]|1[0-9]|2[0-8])/[0-9]{4}",
+    r"|0?2/29/(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00))$"
+);
+
+#[derive(Serialize, ToSchema)]
+pub struct YearlyCreated {
+    goal: views::YearlyGoal,
+    message: String,
+}
+
+/// Create a yearly goal; `completeBy` is a date written MM/DD/YYYY.
+#[utoipa::path(post, path = "/goals/yearly", tag = "goals", security(("bearer" = [])),
+    request_body(content((YearlyBody = "application/x-www-form-urlencoded"), (YearlyBody = "application/json"))),
+    responses(
+        (status = 200, body = YearlyCreated),
+        Invalid,
+        GoalLimit,
+    ))]
+pub async fn create_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Input(body): Input<YearlyBody>,
+) -> Result<Json<YearlyCreated>, Error> {
+    let title = Title::parse(&required(body.title, "title")?)?;
+    let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
+    let goal = goals::yearly_create(state.db(), &me.user_id(), title, by).await?;
+    let created = goal_links::YearlyWithWeekly {
+        goal,
+        weekly: Vec::new(),
+    };
+    Ok(Json(YearlyCreated {
+        goal: (&created).into(),
+        message: "Yearly goal created".to_owned(),
+    }))
+}
+
+/// Delete a yearly goal; the weekly goals it held stay, in no yearly goal.
+#[utoipa::path(delete, path = "/goals/yearly/{goal_id}", tag = "goals", security(("bearer" = [])),
+    params(("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$")),
+    responses(
+        (status = 200, description = "REMOVED", body = CodeMessage),
+        NoSuchGoal,
+    ))]
+pub async fn delete_yearly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(goal_id): Path<String>,
+) -> Result<Json<CodeMessage>, Error> {
+    let id = GoalId::parse("goal_id", &goal_id)?;
+    goal_links::delete_yearly(state.db(), &me.user_id(), &id).await?;
+    Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
+}
+
+/// Put one of the user's weekly goals into this yearly goal (out of any
+/// other it was in); answers the yearly goal. Already there changes nothing.
+#[utoipa::path(put, path = "/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", tag = "goals", security(("bearer" = [])),
+    params(
+        ("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
+        ("weekly_goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
+    ),
+    responses(
+        (status = 200, body = views::YearlyGoal),
+        (status = 400, description = "INVALID_ID: not a goal id", body = ErrorBody),
+        (status = 404, description = "No such yearly or weekly goal of this user", body = ErrorBody),
+    ))]
+pub async fn link_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path((goal_id, weekly_goal_id)): Path<(String, String)>,
+) -> Result<Json<views::YearlyGoal>, Error> {
+    let yearly = GoalId::parse("goal_id", &goal_id)?;
+    let weekly = GoalId::parse("weekly_goal_id", &weekly_goal_id)?;
+    let goal = goal_links::link(state.db(), &me.user_id(), &yearly, &weekly).await?;
+    Ok(Json((&goal).into()))
+}
+
+/// Take a weekly goal out of this yearly goal; answers the yearly goal.
+#[utoipa::path(delete, path = "/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", tag = "goals", security(("bearer" = [])),
+    params(
+        ("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
+        ("weekly_goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
+    ),
+    responses(
+        (status = 200, body = views::YearlyGoal),
+        (status = 400, description = "INVALID_ID: not a goal id", body = ErrorBody),
+        (status = 404, description = "No such yearly or weekly goal of this user, or the weekly goal is not in this one", body = ErrorBody),
+    ))]
+pub async fn unlink_weekly(
+    State(state): State<AppState>,
+    me: Authed,
+    Path((goal_id, weekly_goal_id)): Path<(String, String)>,
+) -> Result<Json<views::YearlyGoal>, Error> {
+    let yearly = GoalId::parse("goal_id", &goal_id)?;
+    let weekly = GoalId::parse("weekly_goal_id", &weekly_goal_id)?;
+    let goal = goal_links::unlink(state.db(), &me.user_id(), &yearly, &weekly).await?;
+    Ok(Json((&goal).into()))
+}
