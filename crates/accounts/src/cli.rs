@@ -19,6 +19,16 @@ pub enum AccountsCommand {
     /// Users.
     #[command(subcommand)]
     User(UserCommand),
+    /// The weekly goals mail.
+    #[command(subcommand, name = "weekly-mail")]
+    WeeklyMail(WeeklyMailCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WeeklyMailCommand {
+    /// Queue this week's run now (a running `keel serve` sends it); a week
+    /// already run mails nobody twice.
+    Run,
 }
 
 #[derive(Debug, Subcommand)]
@@ -32,14 +42,17 @@ pub enum UserCommand {
 pub fn command() -> clap::Command {
     AccountsCommand::augment_subcommands(
         clap::Command::new(crate::NAME)
-            .about("Administer accounts: ban and unban users.")
+            .about("Administer accounts: ban and unban users, run the weekly goals mail.")
             .subcommand_required(true)
             .arg_required_else_help(true),
     )
 }
 
 pub async fn run(src: &Source, matches: &clap::ArgMatches) -> anyhow::Result<String> {
-    let AccountsCommand::User(cmd) = AccountsCommand::from_arg_matches(matches)?;
+    let cmd = match AccountsCommand::from_arg_matches(matches)? {
+        AccountsCommand::User(cmd) => cmd,
+        AccountsCommand::WeeklyMail(WeeklyMailCommand::Run) => return weekly_mail(src).await,
+    };
     let (login, banned) = match cmd {
         UserCommand::Ban { login } => (login, true),
         UserCommand::Unban { login } => (login, false),
@@ -71,4 +84,18 @@ async fn set_banned(platform: &Platform, login: &str, banned: bool) -> anyhow::R
         u.username,
         if banned { "banned" } else { "unbanned" }
     ))
+}
+
+async fn weekly_mail(src: &Source) -> anyhow::Result<String> {
+    let platform = Platform::connect(PlatformConfig::from_source(src)?).await?;
+    platform.migrate(&[&crate::MIGRATIONS]).await?;
+    let now = chrono::Utc::now();
+    let queued = crate::jobs::weekly_mail::WeeklyMail::enqueue(&platform.db, now).await;
+    platform.db.clone().close().await;
+    let week = crate::domain::weekly_mail::week_of(now);
+    Ok(if queued? {
+        format!("weekly goals mail of {week} queued")
+    } else {
+        format!("weekly goals mail of {week} was already queued")
+    })
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use keel_platform::config::{ConfigError, Secret, Source};
+use keel_platform::jobs::cron::Cron;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -28,6 +29,58 @@ pub struct Config {
     pub logins_per_minute: u64,
     /// Registrations a minute from one client address (0: no limit).
     pub registrations_per_minute: u64,
+    /// The app's name in mails (`KEEL_ACCOUNTS_APP_NAME`, else the TOTP issuer).
+    pub app_name: String,
+    /// The weekly goals mail.
+    pub weekly_mail: WeeklyMail,
+}
+
+/// When and from where the weekly goals mail goes out.
+#[derive(Debug, Clone)]
+pub struct WeeklyMail {
+    /// When each week's mail starts (`KEEL_ACCOUNTS_WEEKLY_MAIL_CRON`, UTC).
+    pub cron: Cron,
+    /// Where this service is reached from outside, path prefix included
+    /// (`KEEL_ACCOUNTS_PUBLIC_URL`): the unsubscribe link is made from it.
+    /// Without it no weekly mail is sent.
+    pub public_url: Option<String>,
+    /// A link to the app in the mail (`KEEL_ACCOUNTS_APP_URL`), if set.
+    pub app_url: Option<String>,
+}
+
+impl WeeklyMail {
+    fn from_source(src: &Source) -> Result<Self, ConfigError> {
+        let var = "KEEL_ACCOUNTS_WEEKLY_MAIL_CRON";
+        let cron = keel_platform::jobs::cron::parse(&src.string_or(var, "0 8 * * 1"))
+            .map_err(|e| ConfigError::invalid(var, e.to_string()))?;
+        let public_url = src
+            .get("KEEL_ACCOUNTS_PUBLIC_URL")
+            .map(|u| u.trim_end_matches('/').to_owned());
+        if let Some(u) = &public_url {
+            check_public_url(u)
+                .map_err(|why| ConfigError::invalid("KEEL_ACCOUNTS_PUBLIC_URL", why))?;
+        }
+        Ok(Self {
+            cron,
+            public_url,
+            app_url: src.get("KEEL_ACCOUNTS_APP_URL").map(str::to_owned),
+        })
+    }
+}
+
+/// An `https://` URL (mailbox providers want one in `List-Unsubscribe`);
+/// `http://` only on a loopback host, for a test or a local try.
+fn check_public_url(u: &str) -> Result<(), &'static str> {
+    let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"];
+    let local = loopback.iter().any(|l| {
+        u.strip_prefix(l)
+            .is_some_and(|r| r.is_empty() || r.starts_with([':', '/']))
+    });
+    if u.starts_with("https://") && u.len() > "https://".len() || local {
+        Ok(())
+    } else {
+        Err("must be an https:// URL (http:// only on a loopback host)")
+    }
 }
 
 impl Config {
@@ -57,14 +110,17 @@ impl Config {
                 "must be positive",
             ));
         }
+        let totp_issuer = src.string_or("KEEL_ACCOUNTS_TOTP_ISSUER", "keel");
         Ok(Self {
             jwt_secret,
+            app_name: src.string_or("KEEL_ACCOUNTS_APP_NAME", &totp_issuer),
+            weekly_mail: WeeklyMail::from_source(src)?,
             access_ttl,
             refresh_ttl: src.secs_or(
                 "KEEL_ACCOUNTS_REFRESH_TTL_SECS",
                 Duration::from_secs(30 * 24 * 3600),
             )?,
-            totp_issuer: src.string_or("KEEL_ACCOUNTS_TOTP_ISSUER", "keel"),
+            totp_issuer,
             geoip_csv: src.get("KEEL_ACCOUNTS_GEOIP_CSV").map(PathBuf::from),
             email_verify_link: src
                 .get("KEEL_ACCOUNTS_VERIFY_EMAIL_LINK")

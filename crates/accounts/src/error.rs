@@ -9,9 +9,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::domain::auth::AuthError;
+use crate::domain::deletion::DeletionError;
 use crate::domain::email::EmailChangeError;
 use crate::domain::fields::Invalid;
 use crate::domain::goals::GoalError;
+use crate::domain::notifications::UnsubscribeError;
 use crate::domain::profile::ProfileError;
 use crate::domain::sessions::SessionError;
 use crate::domain::two_factor::TwoFactorError;
@@ -139,6 +141,15 @@ pub fn too_many_attempts(retry_after_secs: u64) -> Error {
     )
 }
 
+/// Over the exports a user may ask for in an hour.
+pub fn too_many_exports(retry_after_secs: u64) -> Error {
+    too_many(
+        TOO_MANY_REQUESTS,
+        "Too many exports; try again later",
+        retry_after_secs,
+    )
+}
+
 /// Renders platform errors for this service.
 pub fn render(e: PlatformError) -> axum::response::Response {
     keel_platform::http::api_error::render::<Wire>(e)
@@ -261,6 +272,28 @@ impl From<ProfileError> for Error {
             ProfileError::UsernameTaken => Error::conflict(USERNAME_TAKEN, e.to_string()),
             ProfileError::Hash(h) => Error::internal(h),
             ProfileError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<DeletionError> for Error {
+    fn from(e: DeletionError) -> Self {
+        match e {
+            DeletionError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
+            DeletionError::TwoFactorRequired => {
+                Error::bad_request(TWO_FACTOR_REQUIRED, e.to_string())
+            }
+            DeletionError::TwoFactor(t) => Error::from(t),
+            DeletionError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<UnsubscribeError> for Error {
+    fn from(e: UnsubscribeError) -> Self {
+        match e {
+            UnsubscribeError::BadToken(t) => Error::bad_request(INVALID_TOKEN, t.to_string()),
+            UnsubscribeError::Db(db) => Error::from(db),
         }
     }
 }

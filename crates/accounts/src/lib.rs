@@ -10,6 +10,7 @@ pub mod error;
 pub mod id;
 pub mod identity;
 pub mod input;
+pub mod jobs;
 mod routes;
 mod schema;
 pub mod state;
@@ -68,6 +69,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
             (true, false) => std::time::Duration::ZERO,
         },
     );
+    jobs::weekly_mail::register(b.jobs, b.tasks, &platform.db, &platform.secrets, &cfg);
     let state = AppState::new(Inner {
         platform: platform.clone(),
         secrets: platform.secrets.clone(),

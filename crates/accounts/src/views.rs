@@ -43,7 +43,18 @@ pub struct Notifications {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EmailNotifications {
+    /// The weekly goals mail.
     pub weekly_goals: bool,
+}
+
+impl Notifications {
+    pub fn of(u: &user::Model) -> Self {
+        Self {
+            email: EmailNotifications {
+                weekly_goals: u.notify_weekly_goals,
+            },
+        }
+    }
 }
 
 impl From<&user::Model> for User {
@@ -58,11 +69,7 @@ impl From<&user::Model> for User {
             email_verified: u.email_verified,
             is_banned: u.is_banned,
             streamer_mode: u.streamer_mode,
-            notifications: Notifications {
-                email: EmailNotifications {
-                    weekly_goals: u.notify_weekly_goals,
-                },
-            },
+            notifications: Notifications::of(u),
             created_at: u.created_at,
             updated_at: u.updated_at,
             revision: u.revision,

@@ -19,6 +19,7 @@ mod platform;
 pub mod process;
 pub mod proxy;
 pub mod resp;
+pub mod scan;
 pub mod schemathesis;
 pub mod smtp;
 

@@ -14,7 +14,18 @@ pub struct TestMail {
     pub message_id: String,
     pub date: String,
     pub body: String,
+    /// The HTML alternative, empty when the mail has none.
+    pub html: String,
     pub raw: String,
+}
+
+impl TestMail {
+    /// A header's value as written (unfolded, trimmed), if the mail has it.
+    pub fn header(&self, name: &str) -> Option<String> {
+        let msg = MessageParser::default().parse(self.raw.as_bytes())?;
+        msg.header_raw(name)
+            .map(|v| v.replace("\r\n", "").replace('\n', "").trim().to_owned())
+    }
 }
 
 pub fn read_mails(dir: &Path) -> Vec<TestMail> {
@@ -50,6 +61,11 @@ fn parse(file: &str, raw: &[u8]) -> Option<TestMail> {
         message_id: msg.message_id().unwrap_or_default().to_owned(),
         date: msg.date().map(|d| d.to_rfc3339()).unwrap_or_default(),
         body: msg.body_text(0).map(|b| b.into_owned()).unwrap_or_default(),
+        html: if msg.html_body_count() > 0 && msg.text_body_count() > 0 && msg.parts.len() > 1 {
+            msg.body_html(0).map(|b| b.into_owned()).unwrap_or_default()
+        } else {
+            String::new()
+        },
         raw: String::from_utf8_lossy(raw).into_owned(),
     })
 }

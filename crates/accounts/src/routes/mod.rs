@@ -4,6 +4,7 @@ mod account;
 mod auth;
 mod failures;
 mod goals;
+mod lifecycle;
 mod limits;
 mod yearly;
 
@@ -36,7 +37,13 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
         .routes(routes!(auth::verify_email))
-        .routes(routes!(account::get_account))
+        .routes(routes!(account::get_account, lifecycle::delete_account))
+        .routes(routes!(lifecycle::export_account))
+        .routes(routes!(
+            lifecycle::get_notifications,
+            lifecycle::put_notifications
+        ))
+        .routes(routes!(lifecycle::unsubscribe, lifecycle::unsubscribe_page))
         .routes(routes!(
             account::start_two_factor,
             account::confirm_two_factor,

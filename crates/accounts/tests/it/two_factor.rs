@@ -3,17 +3,17 @@ use reqwest::Method;
 
 use crate::helpers::{Api, User};
 
-fn now() -> u64 {
+pub fn now() -> u64 {
     u64::try_from(chrono::Utc::now().timestamp()).unwrap()
 }
 
-fn code(secret_b32: &str, at: u64) -> String {
+pub fn code(secret_b32: &str, at: u64) -> String {
     let secret = base32::decode(base32::Alphabet::Rfc4648 { padding: false }, secret_b32).unwrap();
     totp::code_at(&secret, at).unwrap()
 }
 
 /// POST then PUT: two-factor on; returns the secret.
-async fn enable(api: &Api, user: &User) -> String {
+pub async fn enable(api: &Api, user: &User) -> String {
     let r = api
         .post("/account/two-factor", Some(&user.token), &[])
         .await;
@@ -40,7 +40,7 @@ async fn enable(api: &Api, user: &User) -> String {
     secret
 }
 
-async fn backup_codes(api: &Api, user: &User) -> Vec<String> {
+pub async fn backup_codes(api: &Api, user: &User) -> Vec<String> {
     let r = api
         .get("/account/two-factor/backup-codes", &user.token)
         .await;

@@ -172,3 +172,30 @@ async fn a_revocation_on_one_node_takes_effect_on_every_node_at_once() {
     assert_eq!(status(&b.url("/account"), &t4).await, 403);
     assert_eq!(status(&a.url("/account"), &t4).await, 403);
 }
+
+#[tokio::test]
+async fn a_deleted_users_unexpired_token_is_refused_by_the_other_node_at_once() {
+    let db = TestDb::postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&db, dir.path()).await;
+    let b = node(&db, dir.path()).await;
+    let name = format!("d{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let (token, _) = register(&a, &name).await;
+    // B has the user's session cached (for ten minutes, by its settings).
+    assert_eq!(status(&b.url("/account"), &token).await, 200);
+    assert_eq!(status(&b.url("/account"), &token).await, 200);
+    let deleted = reqwest::Client::new()
+        .delete(a.url("/account"))
+        .bearer_auth(&token)
+        .form(&[("password", "correct horse battery")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200, "{}", deleted.text().await.unwrap());
+    assert_eq!(
+        status(&b.url("/account"), &token).await,
+        401,
+        "B still served a deleted user"
+    );
+    assert_eq!(status(&a.url("/account"), &token).await, 401);
+}

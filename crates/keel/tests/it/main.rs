@@ -3,6 +3,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod accounts_nodes;
+mod accounts_weekly_mail;
 mod backup;
 mod channel_processes;
 mod cli;

@@ -13,7 +13,7 @@
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
-use croner::Cron;
+pub use croner::Cron;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set};
 use tokio_util::sync::CancellationToken;

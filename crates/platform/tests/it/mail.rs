@@ -81,3 +81,71 @@ async fn with_smtp_configured_mail_goes_through_smtp_and_temporary_failures_are_
     assert!(got[0].data.contains("Subject: Welcome, Ada"));
     assert!(keel_testkit::mail_files(&tp.data_dir.path().join("mail")).is_empty());
 }
+
+#[tokio::test]
+async fn forgotten_addresses_get_none_of_their_queued_mail_and_others_get_theirs() {
+    let tp = TestPlatform::start(&[]).await;
+    let to = |addr: &str| Mail {
+        to: addr.to_owned(),
+        ..welcome()
+    };
+    let txn = tp.platform.db.begin_write().await.unwrap();
+    for addr in [
+        "ada@example.com",
+        "Ada@Example.com",
+        "ada.new@example.com",
+        "bob@example.com",
+    ] {
+        mail::enqueue(&txn, to(addr)).await.unwrap();
+    }
+    let gone = mail::forget(&txn, &["ada@example.com", "ada.new@example.com"])
+        .await
+        .unwrap();
+    txn.commit().await.unwrap();
+    assert_eq!(gone, 3, "addresses match without regard to case");
+    let _stop = run_worker(&tp);
+    keel_testkit::jobs_drained(&tp.platform.db).await;
+    let sent: Vec<_> = keel_testkit::mail_files(&tp.data_dir.path().join("mail"))
+        .into_iter()
+        .map(|m| m.to)
+        .collect();
+    assert_eq!(sent, ["bob@example.com"]);
+}
+
+#[tokio::test]
+async fn a_mail_with_html_and_list_headers_is_multipart_alternative_with_the_headers() {
+    let tp = TestPlatform::start(&[]).await;
+    let m = Mail {
+        html: Some("<p>Confirm with <b>abc123</b></p>".to_owned()),
+        headers: vec![
+            (
+                "List-Unsubscribe".to_owned(),
+                "<https://x.example/u/t>".to_owned(),
+            ),
+            (
+                "List-Unsubscribe-Post".to_owned(),
+                "List-Unsubscribe=One-Click".to_owned(),
+            ),
+        ],
+        ..welcome()
+    };
+    mail::enqueue(tp.platform.db.write(), m).await.unwrap();
+    let _stop = run_worker(&tp);
+    keel_testkit::jobs_drained(&tp.platform.db).await;
+    let mails = keel_testkit::mail_files(&tp.data_dir.path().join("mail"));
+    let m = &mails[0];
+    assert!(m.raw.contains("multipart/alternative"), "{}", m.raw);
+    assert!(
+        m.body.contains("abc123") && m.html.contains("<b>abc123</b>"),
+        "{}",
+        m.raw
+    );
+    assert_eq!(
+        m.header("List-Unsubscribe").as_deref(),
+        Some("<https://x.example/u/t>")
+    );
+    assert_eq!(
+        m.header("List-Unsubscribe-Post").as_deref(),
+        Some("List-Unsubscribe=One-Click")
+    );
+}

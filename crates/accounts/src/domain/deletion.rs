@@ -1,0 +1,97 @@
+//! Deleting an account: the person proves it is them (the password, and a
+//! second factor when two-factor is on), then everything stored about the
+//! user goes in one transaction: the user row and, by its foreign keys,
+//! sessions, refresh tokens, goals, pending email changes, verification
+//! tokens, backup codes and lockout records; queued mails to the user's
+//! addresses are dropped and a last mail says the account is gone.
+
+use keel_platform::db::Db;
+use keel_platform::mail::{self, Mail};
+use keel_platform::password;
+use keel_platform::sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
+
+use super::two_factor::{self, Keys, TwoFactorError};
+use crate::entity::{email_change, email_verification, user};
+
+/// Why a deletion was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DeletionError {
+    #[error("password is not the current password")]
+    WrongPassword,
+    #[error("Two-factor authentication is on: send a code from the app or a backup code")]
+    TwoFactorRequired,
+    #[error(transparent)]
+    TwoFactor(#[from] TwoFactorError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// What the person sent to prove it is them.
+pub struct Proof {
+    pub password: String,
+    pub code: Option<String>,
+}
+
+/// Deletes the user after checking `proof`. A wrong password or code counts
+/// towards the same lockout as wrong two-factor codes.
+pub async fn delete_account(
+    k: Keys<'_>,
+    app_name: &str,
+    u: &user::Model,
+    proof: Proof,
+) -> Result<(), DeletionError> {
+    two_factor::check_lockout(k.db, &u.id).await?;
+    if !password::verify(proof.password, u.password_hash.clone()).await {
+        two_factor::record_failure(k.db, &u.id).await?;
+        return Err(DeletionError::WrongPassword);
+    }
+    if u.two_factor {
+        let code = proof.code.filter(|c| !c.trim().is_empty());
+        let code = code.ok_or(DeletionError::TwoFactorRequired)?;
+        two_factor::check_second_factor(k, u, &code).await?;
+    }
+    erase(k.db, app_name, u).await?;
+    k.sessions.user_changed(&u.id).await;
+    tracing::info!(user = %u.id, "account deleted");
+    Ok(())
+}
+
+/// Every address a queued mail to this user could be going to.
+async fn addresses(db: &Db, u: &user::Model) -> Result<Vec<String>, DbErr> {
+    let mut all = vec![u.email.clone()];
+    let changes = email_change::Entity::find()
+        .filter(email_change::Column::UserId.eq(u.id.as_str()))
+        .all(db.read())
+        .await?;
+    all.extend(changes.into_iter().map(|c| c.new_email));
+    let verifications = email_verification::Entity::find()
+        .filter(email_verification::Column::UserId.eq(u.id.as_str()))
+        .all(db.read())
+        .await?;
+    all.extend(verifications.into_iter().map(|v| v.email));
+    all.sort();
+    all.dedup();
+    Ok(all)
+}
+
+async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
+    let to = addresses(db, u).await?;
+    let txn = db.begin_write().await?;
+    let refs: Vec<&str> = to.iter().map(String::as_str).collect();
+    mail::forget(&txn, &refs).await?;
+    user::Entity::delete_by_id(u.id.as_str()).exec(&txn).await?;
+    mail::enqueue(
+        &txn,
+        Mail {
+            to: u.email.clone(),
+            subject: format!("Your {app_name} account was deleted"),
+            text: format!(
+                "Hello {name},\n\nYour {app_name} account {name} and everything stored with it (goals, sessions, settings) were deleted at your request. Nothing of it is kept.\n\nIf you did not ask for this, someone knew your password: it may be in use elsewhere, so change it there.\n",
+                name = u.username,
+            ),
+            ..Mail::default()
+        },
+    )
+    .await?;
+    txn.commit().await
+}

@@ -1,0 +1,3 @@
+//! The accounts jobs, one per file: the weekly goals mail.
+
+pub mod weekly_mail;
