@@ -34,7 +34,7 @@ pub enum BatchError {
 pub struct SharedCause(std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>);
 
 impl SharedCause {
-    fn new(cause: Cause) -> Self {
+    pub(crate) fn new(cause: Cause) -> Self {
         Self(std::sync::Arc::from(cause))
     }
 

@@ -42,6 +42,14 @@ fn one(e: &(dyn Error + 'static)) -> Option<Outage> {
     if let Some(s) = e.downcast_ref::<sqlx::Error>() {
         return of_sqlx(s);
     }
+    // A database error inside a `#[error(transparent)]` variant shows only
+    // its source: what it ran into, or that no connection came.
+    if let Some(RuntimeErr::SqlxError(s)) = e.downcast_ref::<RuntimeErr>() {
+        return of_sqlx(s);
+    }
+    if e.is::<sea_orm::ConnAcquireErr>() {
+        return Some(Outage::Unavailable);
+    }
     if e.is::<CacheError>() {
         return Some(Outage::Unavailable);
     }
@@ -130,6 +138,27 @@ mod tests {
             "SQLITE_IOERR_WRITE"
         );
         assert_eq!(of_code("2067"), None, "SQLITE_CONSTRAINT_UNIQUE");
+    }
+
+    /// A domain error wrapping the database's, as services write them.
+    #[derive(Debug, thiserror::Error)]
+    enum Wrapper {
+        #[error(transparent)]
+        Db(#[from] DbErr),
+    }
+
+    #[test]
+    fn an_outage_is_found_inside_a_transparent_wrapper_and_a_batch() {
+        let io = sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
+        let query = DbErr::Query(RuntimeErr::SqlxError(std::sync::Arc::new(io)));
+        let wrapped = Wrapper::from(query);
+        assert_eq!(of(&wrapped), Some(Outage::Unavailable));
+        let shared = crate::batch::BatchError::Write(SharedCause::new(Box::new(wrapped)));
+        assert_eq!(of(&shared), Some(Outage::Unavailable));
+        let acquire = Wrapper::from(DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout));
+        assert_eq!(of(&acquire), Some(Outage::Unavailable));
+        let unique = Wrapper::from(DbErr::RecordNotInserted);
+        assert_eq!(of(&unique), None);
     }
 
     #[test]
