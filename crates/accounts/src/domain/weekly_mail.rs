@@ -14,6 +14,7 @@ use keel_platform::sea_orm::{
 };
 
 use super::notifications;
+use super::weekly_mail_text::{self as words, App, Summary};
 use crate::entity::{user, weekly_goal, yearly_goal};
 
 /// Users read and mailed per transaction.
@@ -119,23 +120,18 @@ async fn send_page(
     Ok(sent)
 }
 
-/// One user's week.
-pub struct Summary<'a> {
-    pub completed: usize,
-    pub open: usize,
-    pub due_soon: Vec<&'a yearly_goal::Model>,
-}
-
 fn compose(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>) -> Mail {
     let token = notifications::unsubscribe_token(s.secrets, &u.id);
     let unsubscribe = format!("{}/notifications/unsubscribe/{token}", s.public_url);
-    let text = super::weekly_mail_text::text(s, u, w, &unsubscribe);
-    let html = super::weekly_mail_text::html(s, u, w, &unsubscribe);
+    let app = App {
+        name: s.app_name,
+        url: s.app_url,
+    };
     Mail {
         to: u.email.clone(),
-        subject: super::weekly_mail_text::subject(s.app_name, w),
-        text,
-        html: Some(html),
+        subject: words::subject(s.app_name, w),
+        text: words::text(&app, u, w, &unsubscribe),
+        html: Some(words::html(&app, u, w, &unsubscribe)),
         headers: vec![
             ("List-Unsubscribe".to_owned(), format!("<{unsubscribe}>")),
             (

@@ -1,8 +1,20 @@
 //! The words of the weekly goals mail: a plain text part and an HTML part
 //! saying the same.
 
-use super::weekly_mail::{Sender, Summary};
-use crate::entity::user;
+use crate::entity::{user, yearly_goal};
+
+/// One user's week.
+pub struct Summary<'a> {
+    pub completed: usize,
+    pub open: usize,
+    pub due_soon: Vec<&'a yearly_goal::Model>,
+}
+
+/// The app the mail speaks for.
+pub struct App<'a> {
+    pub name: &'a str,
+    pub url: Option<&'a str>,
+}
 
 pub fn subject(app_name: &str, w: &Summary<'_>) -> String {
     let all = w.completed + w.open;
@@ -31,7 +43,7 @@ fn due_lines(w: &Summary<'_>) -> Vec<String> {
         .collect()
 }
 
-pub fn text(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) -> String {
+pub fn text(s: &App<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) -> String {
     let mut out = format!("Hello {},\n\n{}\n", u.username, goals_line(w));
     let due = due_lines(w);
     if !due.is_empty() {
@@ -40,12 +52,12 @@ pub fn text(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str)
             out.push_str(&format!("  - {d}\n"));
         }
     }
-    if let Some(app) = s.app_url {
-        out.push_str(&format!("\nOpen {}: {app}\n", s.app_name));
+    if let Some(app) = s.url {
+        out.push_str(&format!("\nOpen {}: {app}\n", s.name));
     }
     out.push_str(&format!(
         "\nYou get this mail because you turned on the weekly goals mail in {}.\nStop it: {unsubscribe}\n",
-        s.app_name
+        s.name
     ));
     out
 }
@@ -57,7 +69,7 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-pub fn html(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) -> String {
+pub fn html(s: &App<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) -> String {
     let mut out = format!(
         "<!doctype html><html><body style=\"font-family:sans-serif\"><p>Hello {},</p><p>{}</p>",
         esc(&u.username),
@@ -71,16 +83,16 @@ pub fn html(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str)
         }
         out.push_str("</ul>");
     }
-    if let Some(app) = s.app_url {
+    if let Some(app) = s.url {
         out.push_str(&format!(
             "<p><a href=\"{}\">Open {}</a></p>",
             esc(app),
-            esc(s.app_name)
+            esc(s.name)
         ));
     }
     out.push_str(&format!(
         "<p style=\"color:#666;font-size:small\">You get this mail because you turned on the weekly goals mail in {}. <a href=\"{}\">Unsubscribe</a></p></body></html>",
-        esc(s.app_name),
+        esc(s.name),
         esc(unsubscribe)
     ));
     out
