@@ -110,6 +110,19 @@ async fn set_yearly<C: ConnectionTrait>(
     Ok(current.yearly_goal_id)
 }
 
+/// The user's yearly goal `id` exists (read in the transaction).
+async fn yearly_exists<C: ConnectionTrait>(
+    conn: &C,
+    user_id: &UserId,
+    id: &GoalId,
+) -> Result<(), GoalError> {
+    match goals::get_in::<yearly_goal::Entity, _>(conn, user_id, id).await {
+        Ok(_) => Ok(()),
+        Err(GoalError::NotFound) => Err(GoalError::NoSuchYearly),
+        Err(other) => Err(other),
+    }
+}
+
 /// Puts the user's weekly goal into the user's yearly goal (out of the one
 /// it was in, if another); already there changes nothing.
 pub async fn link(
@@ -119,12 +132,7 @@ pub async fn link(
     weekly: &GoalId,
 ) -> Result<YearlyWithWeekly, GoalError> {
     let txn = db.begin_write().await?;
-    goals::get_in::<yearly_goal::Entity, _>(&txn, user_id, yearly)
-        .await
-        .map_err(|e| match e {
-            GoalError::NotFound => GoalError::NoSuchYearly,
-            other => other,
-        })?;
+    yearly_exists(&txn, user_id, yearly).await?;
     let before = set_yearly(&txn, user_id, weekly, Some(yearly.as_str())).await?;
     if before.as_deref() != Some(yearly.as_str()) {
         touch_yearly(&txn, user_id, yearly.as_str()).await?;
@@ -144,12 +152,7 @@ pub async fn unlink(
     weekly: &GoalId,
 ) -> Result<YearlyWithWeekly, GoalError> {
     let txn = db.begin_write().await?;
-    goals::get_in::<yearly_goal::Entity, _>(&txn, user_id, yearly)
-        .await
-        .map_err(|e| match e {
-            GoalError::NotFound => GoalError::NoSuchYearly,
-            other => other,
-        })?;
+    yearly_exists(&txn, user_id, yearly).await?;
     let linked = weekly_goal::Entity::find_by_id(weekly.as_str())
         .filter(weekly_goal::Column::UserId.eq(user_id.as_str()))
         .one(&txn)

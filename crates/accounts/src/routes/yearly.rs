@@ -3,7 +3,7 @@
 use axum::extract::{Path, State};
 use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authed;
 use crate::domain::fields::{Title, parse_complete_by, required};
@@ -132,13 +132,31 @@ pub async fn delete_yearly(
     Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
 }
 
+/// A yearly goal and one of the user's weekly goals, named in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct LinkPath {
+    /// The yearly goal's `_id`.
+    #[param(pattern = r"^[0-9a-fA-F]{24}$")]
+    goal_id: String,
+    /// The weekly goal's `_id`.
+    #[param(pattern = r"^[0-9a-fA-F]{24}$")]
+    weekly_goal_id: String,
+}
+
+impl LinkPath {
+    fn ids(&self) -> Result<(GoalId, GoalId), Error> {
+        Ok((
+            GoalId::parse("goal_id", &self.goal_id)?,
+            GoalId::parse("weekly_goal_id", &self.weekly_goal_id)?,
+        ))
+    }
+}
+
 /// Put one of the user's weekly goals into this yearly goal (out of any
 /// other it was in); answers the yearly goal. Already there changes nothing.
 #[utoipa::path(put, path = "/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", tag = "goals", security(("bearer" = [])),
-    params(
-        ("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
-        ("weekly_goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
-    ),
+    params(LinkPath),
     responses(
         (status = 200, body = views::YearlyGoal),
         (status = 400, description = "INVALID_ID: not a goal id", body = ErrorBody),
@@ -147,20 +165,16 @@ pub async fn delete_yearly(
 pub async fn link_weekly(
     State(state): State<AppState>,
     me: Authed,
-    Path((goal_id, weekly_goal_id)): Path<(String, String)>,
+    Path(path): Path<LinkPath>,
 ) -> Result<Json<views::YearlyGoal>, Error> {
-    let yearly = GoalId::parse("goal_id", &goal_id)?;
-    let weekly = GoalId::parse("weekly_goal_id", &weekly_goal_id)?;
+    let (yearly, weekly) = path.ids()?;
     let goal = goal_links::link(state.db(), &me.user_id(), &yearly, &weekly).await?;
     Ok(Json((&goal).into()))
 }
 
 /// Take a weekly goal out of this yearly goal; answers the yearly goal.
 #[utoipa::path(delete, path = "/goals/yearly/{goal_id}/weekly/{weekly_goal_id}", tag = "goals", security(("bearer" = [])),
-    params(
-        ("goal_id" = String, Path, description = "yearlyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
-        ("weekly_goal_id" = String, Path, description = "weeklyGoalId", pattern = r"^[0-9a-fA-F]{24}$"),
-    ),
+    params(LinkPath),
     responses(
         (status = 200, body = views::YearlyGoal),
         (status = 400, description = "INVALID_ID: not a goal id", body = ErrorBody),
@@ -169,10 +183,9 @@ pub async fn link_weekly(
 pub async fn unlink_weekly(
     State(state): State<AppState>,
     me: Authed,
-    Path((goal_id, weekly_goal_id)): Path<(String, String)>,
+    Path(path): Path<LinkPath>,
 ) -> Result<Json<views::YearlyGoal>, Error> {
-    let yearly = GoalId::parse("goal_id", &goal_id)?;
-    let weekly = GoalId::parse("weekly_goal_id", &weekly_goal_id)?;
+    let (yearly, weekly) = path.ids()?;
     let goal = goal_links::unlink(state.db(), &me.user_id(), &yearly, &weekly).await?;
     Ok(Json((&goal).into()))
 }
