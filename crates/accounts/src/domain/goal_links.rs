@@ -69,14 +69,7 @@ async fn touch_yearly<C: ConnectionTrait>(
     user_id: &UserId,
     id: &str,
 ) -> Result<u64, GoalError> {
-    let res = yearly_goal::Entity::update_many()
-        .col_expr(
-            yearly_goal::Column::Revision,
-            Expr::col(yearly_goal::Column::Revision).add(1),
-        )
-        .col_expr(yearly_goal::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(yearly_goal::Column::Id.eq(id))
-        .filter(yearly_goal::Column::UserId.eq(user_id.as_str()))
+    let res = goals::change::<yearly_goal::Entity>(user_id, id)
         .exec(conn)
         .await?;
     Ok(res.rows_affected)
@@ -96,14 +89,8 @@ async fn set_yearly<C: ConnectionTrait>(
         .await?
         .ok_or(GoalError::NoSuchWeekly)?;
     if current.yearly_goal_id.as_deref() != yearly {
-        weekly_goal::Entity::update_many()
+        goals::change::<weekly_goal::Entity>(user_id, weekly.as_str())
             .col_expr(weekly_goal::Column::YearlyGoalId, Expr::value(yearly))
-            .col_expr(
-                weekly_goal::Column::Revision,
-                Expr::col(weekly_goal::Column::Revision).add(1),
-            )
-            .col_expr(weekly_goal::Column::UpdatedAt, Expr::value(Utc::now()))
-            .filter(weekly_goal::Column::Id.eq(weekly.as_str()))
             .exec(conn)
             .await?;
     }

@@ -7,7 +7,7 @@ use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::Expr;
 use keel_platform::sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TryIntoModel,
+    QueryOrder, QuerySelect, Set, TryIntoModel, UpdateMany,
 };
 
 use super::fields::Title;
@@ -45,18 +45,34 @@ pub trait Goal: EntityTrait<ActiveModel: TryIntoModel<Self::Model>> {
     const ID: Self::Column;
     const USER_ID: Self::Column;
     const CREATED_AT: Self::Column;
+    const UPDATED_AT: Self::Column;
+    const REVISION: Self::Column;
+}
+
+/// An update of the user's goal `id` that counts as a change (`__v` and
+/// `updatedAt`); the caller adds what changes.
+pub fn change<G: Goal>(user_id: &UserId, id: &str) -> UpdateMany<G> {
+    G::update_many()
+        .col_expr(G::REVISION, Expr::col(G::REVISION).add(1))
+        .col_expr(G::UPDATED_AT, Expr::value(Utc::now()))
+        .filter(G::ID.eq(id))
+        .filter(G::USER_ID.eq(user_id.as_str()))
 }
 
 impl Goal for weekly_goal::Entity {
     const ID: weekly_goal::Column = weekly_goal::Column::Id;
     const USER_ID: weekly_goal::Column = weekly_goal::Column::UserId;
     const CREATED_AT: weekly_goal::Column = weekly_goal::Column::CreatedAt;
+    const UPDATED_AT: weekly_goal::Column = weekly_goal::Column::UpdatedAt;
+    const REVISION: weekly_goal::Column = weekly_goal::Column::Revision;
 }
 
 impl Goal for yearly_goal::Entity {
     const ID: yearly_goal::Column = yearly_goal::Column::Id;
     const USER_ID: yearly_goal::Column = yearly_goal::Column::UserId;
     const CREATED_AT: yearly_goal::Column = yearly_goal::Column::CreatedAt;
+    const UPDATED_AT: yearly_goal::Column = yearly_goal::Column::UpdatedAt;
+    const REVISION: yearly_goal::Column = yearly_goal::Column::Revision;
 }
 
 /// The user's goals of one kind, newest first.
@@ -141,15 +157,8 @@ pub async fn weekly_set_completed(
     id: &GoalId,
     done: bool,
 ) -> Result<(), GoalError> {
-    let res = weekly_goal::Entity::update_many()
+    let res = change::<weekly_goal::Entity>(user_id, id.as_str())
         .col_expr(weekly_goal::Column::IsCompleted, Expr::value(done))
-        .col_expr(
-            weekly_goal::Column::Revision,
-            Expr::col(weekly_goal::Column::Revision).add(1),
-        )
-        .col_expr(weekly_goal::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(weekly_goal::Column::Id.eq(id.as_str()))
-        .filter(weekly_goal::Column::UserId.eq(user_id.as_str()))
         .filter(weekly_goal::Column::IsCompleted.ne(done))
         .exec(db.write())
         .await?;
