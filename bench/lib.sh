@@ -255,3 +255,20 @@ bench_sql() {
     python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA busy_timeout=10000"); c.executescript(sys.argv[2]); c.commit()' "$BENCH_DIR/keel.db" "$2"
   fi
 }
+
+# 1,000 events of USER in DB (a URL or an SQLite file).
+bench_seed_history() { # db user
+  if [[ "$1" == postgres* ]]; then
+    psql -q "$1" -c "INSERT INTO ua_events (id, user_id, session_id, timestamp, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at)
+      SELECT gen_random_uuid()::text, '$2', 'seed', '2026-01-01T00:00:00Z', 'claude', 1, 1, 0, 0, 0.000001, now() - interval '1 day' FROM generate_series(1, 1000)" >/dev/null
+  else
+    python3 - "$1" "$2" <<'PY'
+import sqlite3, sys, uuid
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA busy_timeout=10000")
+rows = ((str(uuid.uuid4()), sys.argv[2], "seed", "2026-01-01T00:00:00Z", "claude", 1, 1, 0, 0, 0.000001, "2026-01-01T00:00:00+00:00") for _ in range(1000))
+db.executemany("INSERT INTO ua_events (id, user_id, session_id, timestamp, model, input_tokens, output_tokens,"
+               " cache_read_tokens, cache_write_tokens, cost_usd, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+db.commit()
+PY
+  fi
+}
