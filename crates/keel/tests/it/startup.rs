@@ -28,22 +28,32 @@ async fn while_migrations_wait_on_a_lock_healthz_answers_and_readyz_says_so() {
     let db = TestDb::postgres().await;
     let dir = tempfile::tempdir().unwrap();
     let txn = db.hold_migration_lock().await;
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut env = keel_testkit::offline_env();
-    env.extend([
-        ("KEEL_DATA_DIR", dir.path().display().to_string()),
-        ("DATABASE_URL", db.url.clone()),
-        ("KEEL_ACCOUNTS_ADDR", format!("127.0.0.1:{port}")),
-        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
-        ("KEEL_START_HOLD_SECS", "2".to_owned()),
-    ]);
-    let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
-    let live = keel_testkit::eventually_async(Duration::from_secs(10), || async {
-        get(&format!("{base}/healthz")).await
-    })
-    .await
-    .unwrap_or_else(|| panic!("no /healthz while migrating:\n{}", p.stderr()));
+    // A port picked free can be taken by another test before keel binds
+    // it: then keel exits and another process answers; pick again.
+    let mut started = None;
+    for _ in 0..3 {
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        let mut env = keel_testkit::offline_env();
+        env.extend([
+            ("KEEL_DATA_DIR", dir.path().display().to_string()),
+            ("DATABASE_URL", db.url.clone()),
+            ("KEEL_ACCOUNTS_ADDR", format!("127.0.0.1:{port}")),
+            ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+            ("KEEL_START_HOLD_SECS", "2".to_owned()),
+        ]);
+        let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
+        let live = keel_testkit::eventually_async(Duration::from_secs(10), || async {
+            get(&format!("{base}/healthz")).await
+        })
+        .await;
+        if p.try_status().is_none() {
+            started = Some((p, port, base, live));
+            break;
+        }
+    }
+    let (mut p, port, base, live) = started.expect("keel bound one of three free ports");
+    let live = live.unwrap_or_else(|| panic!("no /healthz while migrating:\n{}", p.stderr()));
     assert_eq!(live.0, 200);
     let (status, body) = get(&format!("{base}/readyz")).await.unwrap();
     assert_eq!(status, 503, "{body}");
