@@ -68,17 +68,19 @@ keel_ensure_test_packages() {
 }
 
 # The Python tools the tests drive (schemathesis), from their hashed lock
-# file, in a virtual environment beside it; installed again only when the
-# lock file changed.
+# file, in a virtual environment in the build directory (out of the source
+# tree; testkit finds it beside the test binaries); installed again only
+# when the lock file changed.
 keel_ensure_python_packages() {
   command -v python3 >/dev/null || keel_fail "python3 is not installed (3.10+ is needed for the API fuzzing tests)"
-  local dir=crates/testkit/schemathesis
-  if [ ! -x "$dir/.venv/bin/st" ] || ! cmp -s "$dir/requirements.txt" "$dir/.venv/.keel-lock"; then
-    echo "installing the Python packages of $dir" >&2
-    rm -rf "$dir/.venv"
-    (python3 -m venv "$dir/.venv" \
-      && "$dir/.venv/bin/pip" install --quiet --require-hashes --no-deps -r "$dir/requirements.txt" \
-      && cp "$dir/requirements.txt" "$dir/.venv/.keel-lock") \
+  local dir=crates/testkit/schemathesis venv="${CARGO_TARGET_DIR:-target}/tools/schemathesis"
+  if [ ! -x "$venv/bin/st" ] || ! cmp -s "$dir/requirements.txt" "$venv/.keel-lock"; then
+    echo "installing the Python packages of $dir into $venv" >&2
+    rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")"
+    (python3 -m venv "$venv" \
+      && "$venv/bin/pip" install --quiet --require-hashes --no-deps -r "$dir/requirements.txt" \
+      && cp "$dir/requirements.txt" "$venv/.keel-lock") \
       || keel_fail "could not install the Python packages of $dir"
   fi
 }

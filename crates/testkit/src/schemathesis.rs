@@ -13,6 +13,18 @@ fn home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("schemathesis")
 }
 
+/// The virtual environment scripts/test installs schemathesis into:
+/// `<target dir>/tools/schemathesis`, found from the test binary
+/// (`<target dir>/<profile>/deps/<binary>`).
+fn venv() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf);
+    target.join("tools/schemathesis")
+}
+
 /// One run against one document.
 pub struct Schemathesis {
     schema: String,
@@ -93,11 +105,11 @@ impl Schemathesis {
 
     /// Runs it; panics with schemathesis's report unless it found nothing.
     pub async fn passes(self) {
-        let st = home().join(".venv/bin/st");
+        let st = venv().join("bin/st");
         assert!(
             st.exists(),
             "schemathesis is not installed: scripts/test installs it into {}",
-            home().join(".venv").display()
+            venv().display()
         );
         // The shared settings, then this run's credentials, each value
         // passed through the environment (no quoting in TOML to get wrong).
