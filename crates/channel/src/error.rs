@@ -150,7 +150,7 @@ pub fn page(status: StatusCode, message: &str) -> Response {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
          <body><h1>{code} {title}</h1><p>{message}</p></body></html>",
         code = status.as_u16(),
-        message = escape(message),
+        message = keel_platform::http::escape_html(message),
     );
     (status, Html(body)).into_response()
 }
@@ -158,13 +158,6 @@ pub fn page(status: StatusCode, message: &str) -> Response {
 /// Renders platform errors for channel-web.
 pub fn render_web(e: PlatformError) -> Response {
     keel_platform::http::api_error::render::<Page>(e)
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 impl From<ProviderError> for Error {

@@ -8,7 +8,7 @@
 use keel_platform::db::Db;
 use keel_platform::mail::{self, Mail};
 use keel_platform::password;
-use keel_platform::sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
+use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
 use super::two_factor::{self, Keys, TwoFactorError};
 use crate::entity::{email_change, email_verification, user};
@@ -57,16 +57,16 @@ pub async fn delete_account(
 }
 
 /// Every address a queued mail to this user could be going to.
-async fn addresses(db: &Db, u: &user::Model) -> Result<Vec<String>, DbErr> {
+async fn addresses<C: ConnectionTrait>(conn: &C, u: &user::Model) -> Result<Vec<String>, DbErr> {
     let mut all = vec![u.email.clone()];
     let changes = email_change::Entity::find()
         .filter(email_change::Column::UserId.eq(u.id.as_str()))
-        .all(db.read())
+        .all(conn)
         .await?;
     all.extend(changes.into_iter().map(|c| c.new_email));
     let verifications = email_verification::Entity::find()
         .filter(email_verification::Column::UserId.eq(u.id.as_str()))
-        .all(db.read())
+        .all(conn)
         .await?;
     all.extend(verifications.into_iter().map(|v| v.email));
     all.sort();
@@ -75,8 +75,8 @@ async fn addresses(db: &Db, u: &user::Model) -> Result<Vec<String>, DbErr> {
 }
 
 async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
-    let to = addresses(db, u).await?;
     let txn = db.begin_write().await?;
+    let to = addresses(&txn, u).await?;
     let refs: Vec<&str> = to.iter().map(String::as_str).collect();
     mail::forget(&txn, &refs).await?;
     user::Entity::delete_by_id(u.id.as_str()).exec(&txn).await?;

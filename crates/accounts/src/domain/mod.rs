@@ -14,4 +14,4 @@ pub mod sessions;
 pub mod two_factor;
 pub mod users;
 pub mod weekly_mail;
-mod weekly_mail_text;
+pub mod weekly_mail_text;

@@ -26,10 +26,9 @@ const DUE_SOON_DAYS: i64 = 30;
 pub struct Sender<'a> {
     pub db: &'a Db,
     pub secrets: &'a SecretBox,
-    pub app_name: &'a str,
+    pub app: App<'a>,
     /// Where the service is reached from outside (unsubscribe links).
     pub public_url: &'a str,
-    pub app_url: Option<&'a str>,
 }
 
 /// The ISO week of `at`, as `2026-W48`: the mark of that week's mail.
@@ -38,14 +37,17 @@ pub fn week_of(at: DateTime<Utc>) -> String {
     format!("{}-W{:02}", w.year(), w.week())
 }
 
-/// Mails every user due this `week`; how many were mailed now.
+/// Mails every user due this `week`; how many were mailed now. Pages go
+/// through the users by id (the primary key), so each reads only its page.
 pub async fn send_week(s: &Sender<'_>, week: &str, at: DateTime<Utc>) -> Result<u64, DbErr> {
     let mut sent = 0;
+    let mut after = String::new();
     loop {
-        let due = due_users(s.db, week).await?;
-        if due.is_empty() {
+        let due = due_users(s.db, week, &after).await?;
+        let Some(last) = due.last() else {
             return Ok(sent);
-        }
+        };
+        after.clone_from(&last.id);
         sent += send_page(s, week, at, &due).await?;
     }
 }
@@ -56,8 +58,9 @@ fn not_this_week(week: &str) -> Condition {
         .add(user::Column::WeeklyMailWeek.ne(week))
 }
 
-async fn due_users(db: &Db, week: &str) -> Result<Vec<user::Model>, DbErr> {
+async fn due_users(db: &Db, week: &str, after: &str) -> Result<Vec<user::Model>, DbErr> {
     user::Entity::find()
+        .filter(user::Column::Id.gt(after))
         .filter(user::Column::NotifyWeeklyGoals.eq(true))
         .filter(user::Column::EmailVerified.eq(true))
         .filter(user::Column::IsBanned.eq(false))
@@ -123,15 +126,11 @@ async fn send_page(
 fn compose(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>) -> Mail {
     let token = notifications::unsubscribe_token(s.secrets, &u.id);
     let unsubscribe = format!("{}/notifications/unsubscribe/{token}", s.public_url);
-    let app = App {
-        name: s.app_name,
-        url: s.app_url,
-    };
     Mail {
         to: u.email.clone(),
-        subject: words::subject(s.app_name, w),
-        text: words::text(&app, u, w, &unsubscribe),
-        html: Some(words::html(&app, u, w, &unsubscribe)),
+        subject: words::subject(s.app.name, w),
+        text: words::text(&s.app, u, w, &unsubscribe),
+        html: Some(words::html(&s.app, u, w, &unsubscribe)),
         headers: vec![
             ("List-Unsubscribe".to_owned(), format!("<{unsubscribe}>")),
             (

@@ -1,6 +1,8 @@
 //! The words of the weekly goals mail: a plain text part and an HTML part
 //! saying the same.
 
+use keel_platform::http::escape_html;
+
 use crate::entity::{user, yearly_goal};
 
 /// One user's week.
@@ -62,38 +64,31 @@ pub fn text(s: &App<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) ->
     out
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 pub fn html(s: &App<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) -> String {
     let mut out = format!(
         "<!doctype html><html><body style=\"font-family:sans-serif\"><p>Hello {},</p><p>{}</p>",
-        esc(&u.username),
-        esc(&goals_line(w))
+        escape_html(&u.username),
+        escape_html(&goals_line(w))
     );
     let due = due_lines(w);
     if !due.is_empty() {
         out.push_str("<p>Yearly goals due soon:</p><ul>");
         for d in due {
-            out.push_str(&format!("<li>{}</li>", esc(&d)));
+            out.push_str(&format!("<li>{}</li>", escape_html(&d)));
         }
         out.push_str("</ul>");
     }
     if let Some(app) = s.url {
         out.push_str(&format!(
             "<p><a href=\"{}\">Open {}</a></p>",
-            esc(app),
-            esc(s.name)
+            escape_html(app),
+            escape_html(s.name)
         ));
     }
     out.push_str(&format!(
         "<p style=\"color:#666;font-size:small\">You get this mail because you turned on the weekly goals mail in {}. <a href=\"{}\">Unsubscribe</a></p></body></html>",
-        esc(s.name),
-        esc(unsubscribe)
+        escape_html(s.name),
+        escape_html(unsubscribe)
     ));
     out
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::domain::weekly_mail::{self, Sender};
+use crate::domain::weekly_mail_text::App;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct WeeklyMail {
@@ -79,9 +80,11 @@ async fn run(db: &Db, secrets: &SecretBox, cfg: &Config, job: &WeeklyMail) -> Re
     let sender = Sender {
         db,
         secrets,
-        app_name: &cfg.app_name,
+        app: App {
+            name: &cfg.app_name,
+            url: cfg.weekly_mail.app_url.as_deref(),
+        },
         public_url,
-        app_url: cfg.weekly_mail.app_url.as_deref(),
     };
     let sent = weekly_mail::send_week(&sender, &job.week, job.at)
         .await

@@ -202,7 +202,7 @@ pub async fn unsubscribe(
         (status = 200, description = "A page with the unsubscribe button", body = String, content_type = "text/html; charset=utf-8"),
     ))]
 pub async fn unsubscribe_page(State(state): State<AppState>) -> impl IntoResponse {
-    let name = html_escape(&state.cfg.app_name);
+    let name = keel_platform::http::escape_html(&state.cfg.app_name);
     (
         [(CONTENT_TYPE, "text/html; charset=utf-8")],
         Html(format!(
@@ -211,11 +211,4 @@ pub async fn unsubscribe_page(State(state): State<AppState>) -> impl IntoRespons
 <form method=\"post\"><button type=\"submit\">Unsubscribe</button></form></main></body></html>"
         )),
     )
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

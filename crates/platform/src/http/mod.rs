@@ -38,6 +38,14 @@ pub use health::Readiness;
 pub use json::{Json, JsonBytes};
 pub use starting::{Handover, SharedListener, Startup, Takeover, takeover};
 
+/// `s` safe inside HTML text and double-quoted attribute values.
+pub fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 use crate::config::HttpConfig;
 
 /// A service's routes with what the platform needs to finish them.
