@@ -103,10 +103,11 @@ impl TestDb {
 }
 
 /// The app's URL: the schema first on its search path, and the schema as
-/// its connections' application name (so the drop can find them).
+/// its connections' application name (so the drop can find them; the
+/// short-read connections are named after it with " short reads").
 fn with_search_path(url: &str, schema: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}options=-c%20search_path%3D{schema}%20-c%20application_name%3D{schema}")
+    format!("{url}{sep}options=-c%20search_path%3D{schema}&application_name={schema}")
 }
 
 impl Drop for TestDb {
@@ -129,7 +130,8 @@ impl Drop for TestDb {
                     // one blocked here): end them, or the drop waits forever.
                     let end = format!(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                         WHERE application_name = '{}' AND pid <> pg_backend_pid()",
+                         WHERE application_name IN ('{0}', '{0} short reads') \
+                         AND pid <> pg_backend_pid()",
                         pg.schema
                     );
                     if let Err(e) = admin.execute_unprepared(&end).await {

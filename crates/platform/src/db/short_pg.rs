@@ -62,9 +62,15 @@ impl ShortReads {
             return None;
         }
         let options = url.parse::<PgConnectOptions>().ok()?;
+        // Named after the pool's connections ("keel" unless the URL names
+        // them), so an operator tells one deployment's from another's.
+        let name = format!(
+            "{} short reads",
+            options.get_application_name().unwrap_or("keel")
+        );
         Some(Self {
             options: options
-                .application_name("keel short reads")
+                .application_name(&name)
                 .options(limits.iter().cloned())
                 .disable_statement_logging(),
             idle: Idle::new(usize::MAX),
