@@ -14,7 +14,11 @@ use crate::domain::email::EmailChangeError;
 use crate::domain::fields::Invalid;
 use crate::domain::goals::GoalError;
 use crate::domain::notifications::UnsubscribeError;
+use crate::domain::passkey_ceremonies::CeremonyError;
+use crate::domain::passkey_sign_in::SignInError;
+use crate::domain::passkeys::PasskeyError;
 use crate::domain::profile::ProfileError;
+use crate::domain::proof::ProofError;
 use crate::domain::sessions::SessionError;
 use crate::domain::two_factor::TwoFactorError;
 use crate::domain::users::UserError;
@@ -47,6 +51,11 @@ pub mod code {
     pub const TWO_FACTOR_NOT_PENDING: &str = "TWO_FACTOR_NOT_PENDING";
     pub const TOO_MANY_ATTEMPTS: &str = "TOO_MANY_ATTEMPTS";
     pub const TOO_MANY_REQUESTS: &str = "TOO_MANY_REQUESTS";
+    pub const PASSKEYS_DISABLED: &str = "PASSKEYS_DISABLED";
+    pub const INVALID_CEREMONY: &str = "INVALID_CEREMONY";
+    pub const PASSKEY_REJECTED: &str = "PASSKEY_REJECTED";
+    pub const PASSKEY_ALREADY_REGISTERED: &str = "PASSKEY_ALREADY_REGISTERED";
+    pub const PASSKEY_LIMIT_REACHED: &str = "PASSKEY_LIMIT_REACHED";
 }
 
 use code::*;
@@ -139,6 +148,11 @@ pub fn too_many_attempts(retry_after_secs: u64) -> Error {
         "Too many attempts; try again in a minute",
         retry_after_secs,
     )
+}
+
+/// No app of this platform is configured for passkeys.
+pub fn no_association(platform: &str) -> Error {
+    not_found(&format!("{platform} app association"))
 }
 
 /// Over the exports a user may ask for in an hour.
@@ -276,14 +290,21 @@ impl From<ProfileError> for Error {
     }
 }
 
+impl From<ProofError> for Error {
+    fn from(e: ProofError) -> Self {
+        match e {
+            ProofError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
+            ProofError::TwoFactorRequired => Error::bad_request(TWO_FACTOR_REQUIRED, e.to_string()),
+            ProofError::TwoFactor(t) => Error::from(t),
+            ProofError::Db(db) => Error::from(db),
+        }
+    }
+}
+
 impl From<DeletionError> for Error {
     fn from(e: DeletionError) -> Self {
         match e {
-            DeletionError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
-            DeletionError::TwoFactorRequired => {
-                Error::bad_request(TWO_FACTOR_REQUIRED, e.to_string())
-            }
-            DeletionError::TwoFactor(t) => Error::from(t),
+            DeletionError::Proof(p) => Error::from(p),
             DeletionError::Db(db) => Error::from(db),
         }
     }
@@ -294,6 +315,40 @@ impl From<UnsubscribeError> for Error {
         match e {
             UnsubscribeError::BadToken(t) => Error::bad_request(INVALID_TOKEN, t.to_string()),
             UnsubscribeError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<PasskeyError> for Error {
+    fn from(e: PasskeyError) -> Self {
+        match e {
+            PasskeyError::Disabled => Error::not_found(PASSKEYS_DISABLED, e.to_string()),
+            PasskeyError::NoCeremony => Error::bad_request(INVALID_CEREMONY, e.to_string()),
+            PasskeyError::Rejected(_) => Error::bad_request(PASSKEY_REJECTED, e.to_string()),
+            PasskeyError::AlreadyRegistered => {
+                Error::conflict(PASSKEY_ALREADY_REGISTERED, e.to_string())
+            }
+            PasskeyError::LimitReached => Error::conflict(PASSKEY_LIMIT_REACHED, e.to_string()),
+            PasskeyError::NotFound => not_found("Passkey"),
+            PasskeyError::Proof(p) => Error::from(p),
+            PasskeyError::Webauthn(w) => Error::internal(w),
+            PasskeyError::Ceremony(CeremonyError::Db(db)) | PasskeyError::Db(db) => Error::from(db),
+            PasskeyError::Ceremony(c) => Error::internal(c),
+        }
+    }
+}
+
+impl From<SignInError> for Error {
+    fn from(e: SignInError) -> Self {
+        match e {
+            // A passkey that does not prove the person is a failed sign-in,
+            // as a wrong password is.
+            SignInError::Refused(_) | SignInError::UnknownPasskey => {
+                Error::unauthorized(INVALID_CREDENTIALS, e.to_string())
+            }
+            SignInError::Banned => banned(),
+            SignInError::Passkey(p) => Error::from(p),
+            SignInError::Session(s) => Error::from(s),
         }
     }
 }

@@ -75,6 +75,10 @@ id_type!(
     /// A session's id.
     SessionId
 );
+id_type!(
+    /// A passkey's id.
+    PasskeyId
+);
 
 #[cfg(test)]
 mod tests {

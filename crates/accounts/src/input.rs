@@ -13,6 +13,13 @@ keel_platform::body_extractor!(
     Formats::JSON_OR_FORM
 );
 
+keel_platform::body_extractor!(
+    /// A JSON body (a WebAuthn response is nested JSON: no form for it).
+    pub JsonInput,
+    Error,
+    Formats::JSON
+);
+
 keel_platform::query_extractor!(
     /// The query string read into its type (a failure in the service's shape).
     pub Params,

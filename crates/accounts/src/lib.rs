@@ -58,6 +58,10 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         None => GeoDb::empty(),
     };
     let dummy_hash = keel_platform::password::dummy_hash().map_err(StartError::other)?;
+    let webauthn = match &cfg.passkeys {
+        Some(p) => Some(identity::webauthn::relying_party(p)?),
+        None => None,
+    };
     let base_path = cfg.path_prefix.clone();
     // SQLite: one node, a short cache. PostgreSQL: several nodes, so only
     // with Redis to share revocations (then a changed user is re-read at
@@ -79,13 +83,18 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         dummy_hash,
         sessions: SessionCache::new(cache_ttl, Some(platform.cache.clone())),
         weekly_goals: crate::domain::goal_writer::start(platform.db.clone(), b.tasks),
+        webauthn,
     });
+    let well_known = routes::well_known(state.clone());
     let routes = routes::router(state);
     let routes = if base_path.is_empty() {
         routes
     } else {
         OpenApiRouter::new().nest(&base_path, routes)
     };
+    // The association files live at the host's root whatever the prefix:
+    // that is where iOS and Android look.
+    let routes = routes.merge(well_known);
     Ok(ServiceApp {
         name: NAME,
         base_path,

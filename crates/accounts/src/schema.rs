@@ -1,6 +1,8 @@
 //! The accounts tables.
 
-use keel_platform::migrate::col::{serial, string, timestamp as ts, timestamp_null as ts_null};
+use keel_platform::migrate::col::{
+    serial, string, string_null, timestamp as ts, timestamp_null as ts_null,
+};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{
     ColumnDef, ForeignKey, ForeignKeyAction, ForeignKeyCreateStatement, Index, Table,
@@ -24,6 +26,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             version: 2,
             name: "weekly_in_yearly_and_weekly_mail",
             up: weekly_in_yearly_and_weekly_mail,
+        },
+        Migration {
+            version: 3,
+            name: "passkeys",
+            up: passkeys,
         },
     ],
 };
@@ -276,4 +283,66 @@ fn weekly_in_yearly_and_weekly_mail(b: DbBackend) -> Vec<Statement> {
     ];
     stmts.extend(build_all(b, &[&by_yearly]));
     stmts
+}
+
+/// Passkeys (a user's WebAuthn credentials: the credential id, unique
+/// across users, and the public key with its signature counter as JSON)
+/// and the ceremonies between a passkey start and its finish (single use,
+/// until `expires_at`). Both go with their user.
+///
+/// Cost: two new tables and their indexes; nothing existing is touched.
+fn passkeys(b: DbBackend) -> Vec<Statement> {
+    let passkeys = Table::create()
+        .table("accounts_passkeys")
+        .col(id("id").primary_key())
+        .col(id("user_id"))
+        .col(ColumnDef::new("user_handle").string_len(36).not_null())
+        .col(ColumnDef::new("credential_id").text().not_null())
+        .col(ColumnDef::new("credential").text().not_null())
+        .col(ColumnDef::new("name").string_len(64).not_null())
+        .col(ts("created_at"))
+        .col(ts_null("last_used_at"))
+        .foreign_key(&mut owned_by_user("accounts_passkeys", "user_id"))
+        .to_owned();
+    let by_credential = Index::create()
+        .name("accounts_passkeys_credential")
+        .table("accounts_passkeys")
+        .col("credential_id")
+        .unique()
+        .to_owned();
+    let by_user = Index::create()
+        .name("accounts_passkeys_user")
+        .table("accounts_passkeys")
+        .col("user_id")
+        .to_owned();
+    let by_handle = Index::create()
+        .name("accounts_passkeys_handle")
+        .table("accounts_passkeys")
+        .col("user_handle")
+        .to_owned();
+    let ceremonies = Table::create()
+        .table("accounts_passkey_ceremonies")
+        .col(ColumnDef::new("id").string_len(32).not_null().primary_key())
+        .col(string_null("user_id", 24))
+        .col(ColumnDef::new("kind").string_len(16).not_null())
+        .col(ColumnDef::new("state").text().not_null())
+        .col(ts("expires_at"))
+        .foreign_key(&mut owned_by_user("accounts_passkey_ceremonies", "user_id"))
+        .to_owned();
+    let by_expiry = Index::create()
+        .name("accounts_passkey_ceremonies_expiry")
+        .table("accounts_passkey_ceremonies")
+        .col("expires_at")
+        .to_owned();
+    build_all(
+        b,
+        &[
+            &passkeys,
+            &by_credential,
+            &by_user,
+            &by_handle,
+            &ceremonies,
+            &by_expiry,
+        ],
+    )
 }

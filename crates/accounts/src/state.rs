@@ -26,6 +26,8 @@ pub struct Inner {
     pub sessions: SessionCache,
     /// Group-commits new weekly goals.
     pub weekly_goals: crate::domain::goal_writer::WeeklyWriter,
+    /// The passkey relying party, when passkeys are configured.
+    pub webauthn: Option<webauthn_rs::Webauthn>,
 }
 
 impl Inner {
@@ -40,6 +42,16 @@ impl Inner {
             geo: &self.geo,
             refresh_ttl: self.cfg.refresh_ttl,
         }
+    }
+
+    /// The relying party (if any) and how long a ceremony lives.
+    pub fn relying_party(&self) -> (Option<&webauthn_rs::Webauthn>, std::time::Duration) {
+        let ttl = self
+            .cfg
+            .passkeys
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |p| p.timeout);
+        (self.webauthn.as_ref(), ttl)
     }
 
     /// What two-factor's steps work with.

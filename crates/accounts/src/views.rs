@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::domain::goal_links::YearlyWithWeekly;
-use crate::entity::{session, user, weekly_goal};
+use crate::entity::{passkey, session, user, weekly_goal};
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -231,4 +231,32 @@ impl CodeMessage {
 pub struct CodeError {
     pub code: &'static str,
     pub error: String,
+}
+
+/// A stored passkey as its owner sees it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasskeyView {
+    /// 24 hex characters.
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+    #[serde(with = "millis")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: DateTime<Utc>,
+    /// The last sign-in with it, or `null`.
+    #[serde(with = "keel_platform::time::millis_opt")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    last_used_at: Option<DateTime<Utc>>,
+}
+
+impl From<&passkey::Model> for PasskeyView {
+    fn from(p: &passkey::Model) -> Self {
+        Self {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            created_at: p.created_at,
+            last_used_at: p.last_used_at,
+        }
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod apns;
 mod app;
+pub mod authenticator;
 pub mod db;
 pub mod discord;
 pub mod discord_bot;

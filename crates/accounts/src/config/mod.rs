@@ -1,5 +1,9 @@
 //! accounts configuration (see docs/accounts.md).
 
+mod passkeys;
+
+pub use passkeys::{AndroidApp, Passkeys};
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -33,6 +37,8 @@ pub struct Config {
     pub app_name: String,
     /// The weekly goals mail.
     pub weekly_mail: WeeklyMail,
+    /// Passkeys, when a relying party is configured.
+    pub passkeys: Option<Passkeys>,
 }
 
 /// When and from where the weekly goals mail goes out.
@@ -111,9 +117,11 @@ impl Config {
             ));
         }
         let totp_issuer = src.string_or("KEEL_ACCOUNTS_TOTP_ISSUER", "keel");
+        let app_name = src.string_or("KEEL_ACCOUNTS_APP_NAME", &totp_issuer);
         Ok(Self {
             jwt_secret,
-            app_name: src.string_or("KEEL_ACCOUNTS_APP_NAME", &totp_issuer),
+            passkeys: Passkeys::from_source(src, &app_name)?,
+            app_name,
             weekly_mail: WeeklyMail::from_source(src)?,
             access_ttl,
             refresh_ttl: src.secs_or(

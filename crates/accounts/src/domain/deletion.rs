@@ -2,54 +2,34 @@
 //! second factor when two-factor is on), then everything stored about the
 //! user goes in one transaction: the user row and, by its foreign keys,
 //! sessions, refresh tokens, goals, pending email changes, verification
-//! tokens, backup codes and lockout records; queued mails to the user's
+//! tokens, backup codes, lockout records, passkeys and passkey ceremonies; queued mails to the user's
 //! addresses are dropped and a last mail says the account is gone.
 
 use keel_platform::db::Db;
 use keel_platform::mail::{self, Mail};
-use keel_platform::password;
 use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
-use super::two_factor::{self, Keys, TwoFactorError};
+use super::proof::{self, Proof, ProofError};
+use super::two_factor::Keys;
 use crate::entity::{email_change, email_verification, user};
 
 /// Why a deletion was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum DeletionError {
-    #[error("password is not the current password")]
-    WrongPassword,
-    #[error("Two-factor authentication is on: send a code from the app or a backup code")]
-    TwoFactorRequired,
     #[error(transparent)]
-    TwoFactor(#[from] TwoFactorError),
+    Proof(#[from] ProofError),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
 
-/// What the person sent to prove it is them.
-pub struct Proof {
-    pub password: String,
-    pub code: Option<String>,
-}
-
-/// Deletes the user after checking `proof`. A wrong password or code counts
-/// towards the same lockout as wrong two-factor codes.
+/// Deletes the user after checking `proof` (see [`proof::check`]).
 pub async fn delete_account(
     k: Keys<'_>,
     app_name: &str,
     u: &user::Model,
     proof: Proof,
 ) -> Result<(), DeletionError> {
-    two_factor::check_lockout(k.db, &u.id).await?;
-    if !password::verify(proof.password, u.password_hash.clone()).await {
-        two_factor::record_failure(k.db, &u.id).await?;
-        return Err(DeletionError::WrongPassword);
-    }
-    if u.two_factor {
-        let code = proof.code.filter(|c| !c.trim().is_empty());
-        let code = code.ok_or(DeletionError::TwoFactorRequired)?;
-        two_factor::check_second_factor(k, u, &code).await?;
-    }
+    proof::check(k, u, proof).await?;
     erase(k.db, app_name, u).await?;
     k.sessions.user_changed(&u.id).await;
     tracing::info!(user = %u.id, "account deleted");

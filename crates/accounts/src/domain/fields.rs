@@ -134,6 +134,24 @@ impl Title {
     }
 }
 
+/// A passkey's name: at most 64 characters as sent, not blank, kept trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasskeyName(String);
+
+impl PasskeyName {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        if raw.chars().count() <= 64 && !keel_platform::http::input::is_blank(raw) {
+            Ok(Self(raw.trim().to_owned()))
+        } else {
+            Err(Invalid::new("name", "must be 1 to 64 characters"))
+        }
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
 /// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
 /// midnight UTC of that day.
 pub fn parse_complete_by(raw: &str) -> Result<DateTime<Utc>, Invalid> {

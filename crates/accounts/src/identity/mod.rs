@@ -6,3 +6,4 @@ pub mod device;
 pub mod geo;
 pub mod tokens;
 pub mod totp;
+pub mod webauthn;

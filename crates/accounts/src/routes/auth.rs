@@ -40,7 +40,10 @@ pub struct AuthResponse {
     refresh_token: String,
 }
 
-fn tokens(user: &crate::entity::user::Model, pair: sessions::TokenPair) -> Json<AuthResponse> {
+pub(super) fn tokens(
+    user: &crate::entity::user::Model,
+    pair: sessions::TokenPair,
+) -> Json<AuthResponse> {
     Json(AuthResponse {
         user: user.into(),
         access_token: pair.access_token,

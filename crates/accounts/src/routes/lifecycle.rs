@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Authed;
-use crate::domain::deletion::{self, Proof};
+use crate::domain::deletion;
 use crate::domain::fields::{self, required};
+use crate::domain::proof::Proof;
 use crate::domain::{export, notifications};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
@@ -81,6 +82,9 @@ pub struct AccountExport {
     yearly_goals: Vec<views::YearlyGoal>,
     /// A change of address waiting for its confirmation, or `null`.
     pending_email_change: Option<PendingEmailChange>,
+    /// Passkeys, oldest first: name, when added, when last used (never
+    /// the public key or the authenticator's counter).
+    passkeys: Vec<views::PasskeyView>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -119,6 +123,7 @@ pub async fn export_account(
         sessions: data.sessions.iter().map(Into::into).collect(),
         weekly_goals: data.weekly.iter().map(Into::into).collect(),
         yearly_goals: data.yearly.iter().map(Into::into).collect(),
+        passkeys: data.passkeys.iter().map(Into::into).collect(),
         pending_email_change: data.email_change.map(|c| PendingEmailChange {
             email: c.new_email,
             expires_at: c.expires_at,

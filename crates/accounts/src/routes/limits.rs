@@ -56,3 +56,14 @@ pub async fn register(state: &AppState, ip: IpAddr) -> Result<(), Error> {
     )
     .await
 }
+
+/// A passkey sign-in step (options or answer) from `ip`: counted with
+/// password sign-ins' limit, on its own key.
+pub async fn passkey(state: &AppState, ip: IpAddr) -> Result<(), Error> {
+    within(
+        state,
+        &format!("accounts:passkey:ip:{ip}"),
+        state.cfg.logins_per_minute,
+    )
+    .await
+}

@@ -6,6 +6,8 @@ mod failures;
 mod goals;
 mod lifecycle;
 mod limits;
+mod passkeys;
+mod well_known;
 mod yearly;
 
 use keel_platform::http::openapi::{AuthFailures, HttpAuth};
@@ -26,9 +28,18 @@ const AUTH: HttpAuth = HttpAuth::bearer_jwt("bearer");
         (name = "auth", description = "Registration, login, token refresh, logout, email verification"),
         (name = "account", description = "Account self-service"),
         (name = "goals", description = "Weekly and yearly goals"),
+        (name = "passkeys", description = "A user's passkeys (WebAuthn); signing in with one is under auth"),
     )
 )]
 struct ApiDoc;
+
+/// The association files for native apps, at the host's root.
+pub fn well_known(state: AppState) -> OpenApiRouter {
+    OpenApiRouter::new()
+        .routes(routes!(well_known::apple_app_site_association))
+        .routes(routes!(well_known::asset_links))
+        .with_state(state)
+}
 
 pub fn router(state: AppState) -> OpenApiRouter {
     let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi())
@@ -37,6 +48,11 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
         .routes(routes!(auth::verify_email))
+        .routes(routes!(passkeys::sign_in_options))
+        .routes(routes!(passkeys::sign_in))
+        .routes(routes!(passkeys::list, passkeys::finish_registration))
+        .routes(routes!(passkeys::start_registration))
+        .routes(routes!(passkeys::rename, passkeys::delete))
         .routes(routes!(account::get_account, lifecycle::delete_account))
         .routes(routes!(lifecycle::export_account))
         .routes(routes!(

@@ -2,6 +2,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod helpers;
+mod passkey_helpers;
 
 mod account;
 mod auth;
@@ -11,6 +12,8 @@ mod email;
 mod export;
 mod goal_links;
 mod goals;
+mod passkey_refusals;
+mod passkeys;
 mod passwords;
 mod schemathesis;
 mod sessions;

@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::KEEL;
 
+/// The web page's origin in the passkey ceremonies.
+const ORIGIN: &str = "http://localhost:5173";
+
 struct Node {
     p: KeelProcess,
 }
@@ -27,6 +30,8 @@ async fn node(db: &TestDb, dir: &std::path::Path) -> Node {
         ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
         // Long enough that only the shared epoch can explain a fresh read.
         ("KEEL_ACCOUNTS_SESSION_CACHE_SECS", "600".to_owned()),
+        ("KEEL_ACCOUNTS_WEBAUTHN_RP_ID", "localhost".to_owned()),
+        ("KEEL_ACCOUNTS_WEBAUTHN_ORIGINS", ORIGIN.to_owned()),
     ];
     Node {
         p: KeelProcess::serve(command(KEEL, dir, &env, &["serve", "accounts"])).await,
@@ -198,4 +203,59 @@ async fn a_deleted_users_unexpired_token_is_refused_by_the_other_node_at_once() 
         "B still served a deleted user"
     );
     assert_eq!(status(&a.url("/account"), &token).await, 401);
+}
+
+async fn post_json(url: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+    let mut req = reqwest::Client::new().post(url).json(body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_passkey_ceremony_started_on_one_node_finishes_on_the_other_once() {
+    use keel_testkit::authenticator::{Answer, SoftPasskey};
+    let db = TestDb::postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&db, dir.path()).await;
+    let b = node(&db, dir.path()).await;
+    let name = format!("p{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let (token, _) = register(&a, &name).await;
+    let browser = Answer::on(ORIGIN);
+
+    // Registration: options from A, the answer to B.
+    let proof = serde_json::json!({"password": "correct horse battery"});
+    let (status, options) = post_json(
+        &a.url("/account/passkeys/registration"),
+        Some(&token),
+        &proof,
+    )
+    .await;
+    assert_eq!(status, 200, "{options}");
+    let (mut key, credential) = SoftPasskey::create(&options, &browser);
+    let body = serde_json::json!({"ceremonyId": options["ceremonyId"], "credential": credential});
+    let (status, added) = post_json(&b.url("/account/passkeys"), Some(&token), &body).await;
+    assert_eq!(status, 201, "{added}");
+
+    // Sign-in: options from B, the answer to A; the same answer again to
+    // B is refused (the ceremony was used on A).
+    let (_, options) = post_json(
+        &b.url("/auth/passkey/options"),
+        None,
+        &serde_json::json!({}),
+    )
+    .await;
+    let answer = key.get(&options, &browser);
+    let body = serde_json::json!({"ceremonyId": options["ceremonyId"], "credential": answer});
+    let (status, signed_in) = post_json(&a.url("/auth/passkey"), None, &body).await;
+    assert_eq!(status, 200, "{signed_in}");
+    assert_eq!(signed_in["user"]["username"], name.as_str());
+    let (status, again) = post_json(&b.url("/auth/passkey"), None, &body).await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (400, Some("INVALID_CEREMONY")),
+        "{again}"
+    );
 }

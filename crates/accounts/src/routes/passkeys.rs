@@ -1,0 +1,300 @@
+//! `/account/passkeys`: a signed-in user's passkeys (adding one is a
+//! WebAuthn registration ceremony: options, then the authenticator's
+//! answer), and `/auth/passkey`: signing in with one.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use keel_platform::http::Json;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use webauthn_rs::prelude::{
+    CreationChallengeResponse, PublicKeyCredential, RegisterPublicKeyCredential,
+    RequestChallengeResponse,
+};
+
+use super::auth::{AuthResponse, tokens};
+use super::limits;
+use crate::auth::Authed;
+use crate::domain::fields::{self, PasskeyName, required};
+use crate::domain::passkey_ceremonies::is_ceremony_id;
+use crate::domain::passkey_sign_in;
+use crate::domain::passkeys::{self, PasskeyError};
+use crate::domain::proof::Proof;
+use crate::domain::sessions::Client;
+use crate::error::code::*;
+use crate::error::{Error, ErrorBody};
+use crate::id::PasskeyId;
+use crate::input::{Input, JsonInput, lenient_string};
+use crate::routes::failures::*;
+use crate::state::AppState;
+use crate::views::{CodeMessage, PasskeyView};
+
+/// The person's proof before adding or removing a passkey.
+#[derive(Deserialize, ToSchema)]
+pub struct ProofBody {
+    /// The current password.
+    #[schema(value_type = String, required = true, min_length = 1)]
+    password: Option<String>,
+    /// When two-factor is on: a code from the authenticator app, or an unused backup code.
+    #[serde(default, deserialize_with = "lenient_string")]
+    code: Option<String>,
+}
+
+impl ProofBody {
+    fn into_proof(self) -> Result<Proof, fields::Invalid> {
+        Ok(Proof {
+            password: required(self.password, "password")?,
+            code: self.code,
+        })
+    }
+}
+
+/// Options for `navigator.credentials.create`, and the ceremony they belong to.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistrationOptions {
+    /// Send it back with the authenticator's answer (32 hex characters).
+    ceremony_id: String,
+    /// `{"publicKey": PublicKeyCredentialCreationOptions}` with binary
+    /// fields (challenge, user.id, excludeCredentials[].id) in base64url:
+    /// what `PublicKeyCredential.parseCreationOptionsFromJSON` reads.
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    options: CreationChallengeResponse,
+}
+
+/// Start adding a passkey: re-checks the person, answers the options.
+#[utoipa::path(post, path = "/account/passkeys/registration", tag = "passkeys", security(("bearer" = [])),
+    request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
+    responses(
+        (status = 200, body = RegistrationOptions),
+        (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
+        (status = 404, description = format!("{PASSKEYS_DISABLED}: passkeys are not configured on this server"), body = ErrorBody),
+        (status = 409, description = format!("{PASSKEY_LIMIT_REACHED}: the user holds 20 passkeys"), body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
+    ))]
+pub async fn start_registration(
+    State(state): State<AppState>,
+    me: Authed,
+    Input(body): Input<ProofBody>,
+) -> Result<Json<RegistrationOptions>, Error> {
+    let proof = body.into_proof()?;
+    let (rp, ttl) = state.relying_party();
+    let (ceremony_id, options) =
+        passkeys::start_registration((state.keys(), rp, ttl), &me.user, proof).await?;
+    Ok(Json(RegistrationOptions {
+        ceremony_id,
+        options,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisterBody {
+    /// From the options.
+    #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
+    ceremony_id: Option<String>,
+    /// 1 to 64 characters (default `Passkey`).
+    #[serde(default, deserialize_with = "crate::input::present_string")]
+    #[schema(min_length = 1, max_length = 64)]
+    name: Option<String>,
+    /// The `PublicKeyCredential` `navigator.credentials.create` answered, as
+    /// its `toJSON()` writes it (binary fields in base64url).
+    #[schema(value_type = Object, required = true)]
+    credential: Option<RegisterPublicKeyCredential>,
+}
+
+fn ceremony_id(raw: Option<String>) -> Result<String, fields::Invalid> {
+    let id = required(raw, "ceremonyId")?;
+    if is_ceremony_id(&id) {
+        Ok(id)
+    } else {
+        Err(fields::Invalid::new(
+            "ceremonyId",
+            "must be 32 hexadecimal characters",
+        ))
+    }
+}
+
+fn credential<T>(raw: Option<T>) -> Result<T, fields::Invalid> {
+    raw.ok_or_else(|| fields::Invalid::required("credential"))
+}
+
+/// Finish adding a passkey: checks the authenticator's answer and stores it.
+#[utoipa::path(post, path = "/account/passkeys", tag = "passkeys", security(("bearer" = [])),
+    request_body(content((RegisterBody = "application/json"))),
+    responses(
+        (status = 201, body = PasskeyView),
+        (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_CEREMONY} (unknown, used, expired or another user's) or {PASSKEY_REJECTED} (wrong challenge, origin or relying party; no user verification; malformed)"), body = ErrorBody),
+        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
+        (status = 409, description = format!("{PASSKEY_ALREADY_REGISTERED} or {PASSKEY_LIMIT_REACHED}"), body = ErrorBody),
+    ))]
+pub async fn finish_registration(
+    State(state): State<AppState>,
+    me: Authed,
+    JsonInput(body): JsonInput<RegisterBody>,
+) -> Result<(StatusCode, Json<PasskeyView>), Error> {
+    let ceremony = ceremony_id(body.ceremony_id)?;
+    let name = match body.name {
+        Some(n) => PasskeyName::parse(&n)?.into_inner(),
+        None => "Passkey".to_owned(),
+    };
+    let credential = credential(body.credential)?;
+    let (rp, _) = state.relying_party();
+    let key =
+        passkeys::finish_registration((state.db(), rp), &me.user, &ceremony, name, &credential)
+            .await?;
+    Ok((StatusCode::CREATED, Json((&key).into())))
+}
+
+/// The user's passkeys, oldest first.
+#[utoipa::path(get, path = "/account/passkeys", tag = "passkeys", security(("bearer" = [])),
+    responses((status = 200, body = Vec<PasskeyView>)))]
+pub async fn list(
+    State(state): State<AppState>,
+    me: Authed,
+) -> Result<Json<Vec<PasskeyView>>, Error> {
+    let keys = passkeys::list(state.db().read(), &me.user.id)
+        .await
+        .map_err(PasskeyError::from)?;
+    Ok(Json(keys.iter().map(Into::into).collect()))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct RenameBody {
+    /// 1 to 64 characters.
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 64)]
+    name: Option<String>,
+}
+
+/// Rename a passkey.
+#[utoipa::path(patch, path = "/account/passkeys/{passkeyId}", tag = "passkeys", security(("bearer" = [])),
+    params(("passkeyId" = String, Path, description = "24 hex characters", pattern = r"^[0-9a-fA-F]{24}$")),
+    request_body(content((RenameBody = "application/x-www-form-urlencoded"), (RenameBody = "application/json"))),
+    responses(
+        (status = 200, body = PasskeyView),
+        (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_ID}"), body = ErrorBody),
+        (status = 404, description = "No such passkey of this user", body = ErrorBody),
+    ))]
+pub async fn rename(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(id): Path<String>,
+    Input(body): Input<RenameBody>,
+) -> Result<Json<PasskeyView>, Error> {
+    let id = PasskeyId::parse("passkeyId", &id)?;
+    let name = PasskeyName::parse(&required(body.name, "name")?)?;
+    let key = passkeys::rename(state.db(), &me.user.id, &id, name.into_inner()).await?;
+    Ok(Json((&key).into()))
+}
+
+/// Remove a passkey (re-checks the person). The password stays, so this
+/// never locks anyone out.
+#[utoipa::path(delete, path = "/account/passkeys/{passkeyId}", tag = "passkeys", security(("bearer" = [])),
+    params(("passkeyId" = String, Path, description = "24 hex characters", pattern = r"^[0-9a-fA-F]{24}$")),
+    request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
+    responses(
+        (status = 200, description = "PASSKEY_DELETED", body = CodeMessage),
+        (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_ID}, {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} or {INVALID_CODE}"), body = ErrorBody),
+        (status = 404, description = "No such passkey of this user", body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
+    ))]
+pub async fn delete(
+    State(state): State<AppState>,
+    me: Authed,
+    Path(id): Path<String>,
+    Input(body): Input<ProofBody>,
+) -> Result<Json<CodeMessage>, Error> {
+    let id = PasskeyId::parse("passkeyId", &id)?;
+    let proof = body.into_proof()?;
+    passkeys::delete(state.keys(), &me.user, &id, proof).await?;
+    Ok(CodeMessage::new(
+        "PASSKEY_DELETED",
+        "The passkey was removed",
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct SignInStartBody {
+    /// Username or email, to allow only that user's passkeys; without it
+    /// any discoverable passkey may answer.
+    #[serde(default, deserialize_with = "crate::input::present_string")]
+    #[schema(min_length = 1)]
+    login: Option<String>,
+}
+
+/// Options for `navigator.credentials.get`, and the ceremony they belong to.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInOptions {
+    /// Send it back with the assertion (32 hex characters).
+    ceremony_id: String,
+    /// `{"publicKey": PublicKeyCredentialRequestOptions}` with binary fields
+    /// in base64url: what `PublicKeyCredential.parseRequestOptionsFromJSON` reads.
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    options: RequestChallengeResponse,
+}
+
+/// Start a passkey sign-in.
+#[utoipa::path(post, path = "/auth/passkey/options", tag = "auth",
+    request_body(content((SignInStartBody = "application/x-www-form-urlencoded"), (SignInStartBody = "application/json"))),
+    responses(
+        (status = 200, body = SignInOptions),
+        Invalid,
+        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
+    ))]
+pub async fn sign_in_options(
+    State(state): State<AppState>,
+    client: Client,
+    Input(body): Input<SignInStartBody>,
+) -> Result<Json<SignInOptions>, Error> {
+    limits::passkey(&state, client.ip).await?;
+    let login = body.login.filter(|l| !l.trim().is_empty());
+    let (rp, ttl) = state.relying_party();
+    let (ceremony_id, options) =
+        passkey_sign_in::start((state.db(), rp, ttl), login.as_deref()).await?;
+    Ok(Json(SignInOptions {
+        ceremony_id,
+        options,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInBody {
+    #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
+    ceremony_id: Option<String>,
+    /// The `PublicKeyCredential` `navigator.credentials.get` answered, as
+    /// its `toJSON()` writes it.
+    #[schema(value_type = Object, required = true)]
+    credential: Option<PublicKeyCredential>,
+}
+
+/// Sign in with a passkey; answers what `POST /auth/login` answers. A
+/// passkey sign-in is user-verified and satisfies two-factor.
+#[utoipa::path(post, path = "/auth/passkey", tag = "auth",
+    request_body(content((SignInBody = "application/json"))),
+    responses(
+        (status = 200, description = "Signed in", body = AuthResponse),
+        (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_CEREMONY} (unknown, used or expired)"), body = ErrorBody),
+        (status = 401, description = format!("{INVALID_CREDENTIALS}: an unknown passkey, another user's, or an answer that does not prove it (challenge, origin, relying party, user verification, signature, a counter gone backwards)"), body = ErrorBody),
+        Banned,
+        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
+    ))]
+pub async fn sign_in(
+    State(state): State<AppState>,
+    client: Client,
+    JsonInput(body): JsonInput<SignInBody>,
+) -> Result<Json<AuthResponse>, Error> {
+    limits::passkey(&state, client.ip).await?;
+    let ceremony = ceremony_id(body.ceremony_id)?;
+    let credential = credential(body.credential)?;
+    let (rp, _) = state.relying_party();
+    let issuer = state.issuer();
+    let (user, pair) =
+        passkey_sign_in::finish((state.db(), rp), &issuer, &ceremony, &credential, &client).await?;
+    Ok(tokens(&user, pair))
+}
