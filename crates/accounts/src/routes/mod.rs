@@ -7,6 +7,7 @@ mod goals;
 mod lifecycle;
 mod limits;
 mod passkeys;
+mod webauthn_json;
 mod well_known;
 mod yearly;
 
@@ -48,11 +49,11 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(auth::refresh))
         .routes(routes!(auth::logout))
         .routes(routes!(auth::verify_email))
-        .routes(routes!(passkeys::sign_in_options))
-        .routes(routes!(passkeys::sign_in))
-        .routes(routes!(passkeys::list, passkeys::finish_registration))
-        .routes(routes!(passkeys::start_registration))
-        .routes(routes!(passkeys::rename, passkeys::delete))
+        .routes(routes!(passkeys::passkey_sign_in_options))
+        .routes(routes!(passkeys::passkey_sign_in))
+        .routes(routes!(passkeys::list_passkeys, passkeys::add_passkey))
+        .routes(routes!(passkeys::start_passkey_registration))
+        .routes(routes!(passkeys::rename_passkey, passkeys::delete_passkey))
         .routes(routes!(account::get_account, lifecycle::delete_account))
         .routes(routes!(lifecycle::export_account))
         .routes(routes!(
@@ -86,5 +87,16 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .with_state(state);
     AuthFailures(&[("401", "UNAUTHORIZED: no valid access token")])
         .modify(router.get_openapi_mut());
+    body_optional(router.get_openapi_mut(), "/auth/passkey/options");
     router
+}
+
+/// utoipa marks a request body required whenever its type is not an
+/// `Option` (which would also admit `null`); a body whose fields are all
+/// optional may be left out (an empty body reads as `{}`).
+fn body_optional(doc: &mut utoipa::openapi::OpenApi, path: &str) {
+    let op = doc.paths.paths.get_mut(path).and_then(|p| p.post.as_mut());
+    if let Some(utoipa::openapi::RefOr::T(body)) = op.and_then(|op| op.request_body.as_mut()) {
+        body.required = Some(utoipa::openapi::Required::False);
+    }
 }

@@ -73,7 +73,7 @@ pub struct RegistrationOptions {
         (status = 409, description = format!("{PASSKEY_LIMIT_REACHED}: the user holds 20 passkeys"), body = ErrorBody),
         (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
     ))]
-pub async fn start_registration(
+pub async fn start_passkey_registration(
     State(state): State<AppState>,
     me: Authed,
     Input(body): Input<ProofBody>,
@@ -90,17 +90,17 @@ pub async fn start_registration(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RegisterBody {
+pub struct AddPasskeyBody {
     /// From the options.
     #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
     ceremony_id: Option<String>,
     /// 1 to 64 characters (default `Passkey`).
     #[serde(default, deserialize_with = "crate::input::present_string")]
-    #[schema(min_length = 1, max_length = 64)]
+    #[schema(value_type = String, min_length = 1, max_length = 64, pattern = r"\S")]
     name: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.create` answered, as
     /// its `toJSON()` writes it (binary fields in base64url).
-    #[schema(value_type = Object, required = true)]
+    #[schema(value_type = super::webauthn_json::Attestation, required = true)]
     credential: Option<RegisterPublicKeyCredential>,
 }
 
@@ -122,17 +122,17 @@ fn credential<T>(raw: Option<T>) -> Result<T, fields::Invalid> {
 
 /// Finish adding a passkey: checks the authenticator's answer and stores it.
 #[utoipa::path(post, path = "/account/passkeys", tag = "passkeys", security(("bearer" = [])),
-    request_body(content((RegisterBody = "application/json"))),
+    request_body(content((AddPasskeyBody = "application/json"))),
     responses(
         (status = 201, body = PasskeyView),
         (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_CEREMONY} (unknown, used, expired or another user's) or {PASSKEY_REJECTED} (wrong challenge, origin or relying party; no user verification; malformed)"), body = ErrorBody),
         (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
         (status = 409, description = format!("{PASSKEY_ALREADY_REGISTERED} or {PASSKEY_LIMIT_REACHED}"), body = ErrorBody),
     ))]
-pub async fn finish_registration(
+pub async fn add_passkey(
     State(state): State<AppState>,
     me: Authed,
-    JsonInput(body): JsonInput<RegisterBody>,
+    JsonInput(body): JsonInput<AddPasskeyBody>,
 ) -> Result<(StatusCode, Json<PasskeyView>), Error> {
     let ceremony = ceremony_id(body.ceremony_id)?;
     let name = match body.name {
@@ -150,7 +150,7 @@ pub async fn finish_registration(
 /// The user's passkeys, oldest first.
 #[utoipa::path(get, path = "/account/passkeys", tag = "passkeys", security(("bearer" = [])),
     responses((status = 200, body = Vec<PasskeyView>)))]
-pub async fn list(
+pub async fn list_passkeys(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<Json<Vec<PasskeyView>>, Error> {
@@ -161,26 +161,26 @@ pub async fn list(
 }
 
 #[derive(Deserialize, ToSchema)]
-pub struct RenameBody {
+pub struct RenamePasskeyBody {
     /// 1 to 64 characters.
-    #[schema(value_type = String, required = true, min_length = 1, max_length = 64)]
+    #[schema(value_type = String, required = true, min_length = 1, max_length = 64, pattern = r"\S")]
     name: Option<String>,
 }
 
 /// Rename a passkey.
 #[utoipa::path(patch, path = "/account/passkeys/{passkeyId}", tag = "passkeys", security(("bearer" = [])),
     params(("passkeyId" = String, Path, description = "24 hex characters", pattern = r"^[0-9a-fA-F]{24}$")),
-    request_body(content((RenameBody = "application/x-www-form-urlencoded"), (RenameBody = "application/json"))),
+    request_body(content((RenamePasskeyBody = "application/x-www-form-urlencoded"), (RenamePasskeyBody = "application/json"))),
     responses(
         (status = 200, body = PasskeyView),
         (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_ID}"), body = ErrorBody),
         (status = 404, description = "No such passkey of this user", body = ErrorBody),
     ))]
-pub async fn rename(
+pub async fn rename_passkey(
     State(state): State<AppState>,
     me: Authed,
     Path(id): Path<String>,
-    Input(body): Input<RenameBody>,
+    Input(body): Input<RenamePasskeyBody>,
 ) -> Result<Json<PasskeyView>, Error> {
     let id = PasskeyId::parse("passkeyId", &id)?;
     let name = PasskeyName::parse(&required(body.name, "name")?)?;
@@ -199,7 +199,7 @@ pub async fn rename(
         (status = 404, description = "No such passkey of this user", body = ErrorBody),
         (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
     ))]
-pub async fn delete(
+pub async fn delete_passkey(
     State(state): State<AppState>,
     me: Authed,
     Path(id): Path<String>,
@@ -215,18 +215,19 @@ pub async fn delete(
 }
 
 #[derive(Deserialize, ToSchema)]
-pub struct SignInStartBody {
+#[serde(deny_unknown_fields)]
+pub struct PasskeyOptionsBody {
     /// Username or email, to allow only that user's passkeys; without it
-    /// any discoverable passkey may answer.
+    /// (or blank) any discoverable passkey may answer.
     #[serde(default, deserialize_with = "crate::input::present_string")]
-    #[schema(min_length = 1)]
+    #[schema(value_type = String)]
     login: Option<String>,
 }
 
 /// Options for `navigator.credentials.get`, and the ceremony they belong to.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SignInOptions {
+pub struct PasskeySignInOptions {
     /// Send it back with the assertion (32 hex characters).
     ceremony_id: String,
     /// `{"publicKey": PublicKeyCredentialRequestOptions}` with binary fields
@@ -236,26 +237,26 @@ pub struct SignInOptions {
     options: RequestChallengeResponse,
 }
 
-/// Start a passkey sign-in.
+/// Start a passkey sign-in (the body is optional: none is `{}`).
 #[utoipa::path(post, path = "/auth/passkey/options", tag = "auth",
-    request_body(content((SignInStartBody = "application/x-www-form-urlencoded"), (SignInStartBody = "application/json"))),
+    request_body(content((PasskeyOptionsBody = "application/x-www-form-urlencoded"), (PasskeyOptionsBody = "application/json"))),
     responses(
-        (status = 200, body = SignInOptions),
+        (status = 200, body = PasskeySignInOptions),
         Invalid,
         (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
         (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
     ))]
-pub async fn sign_in_options(
+pub async fn passkey_sign_in_options(
     State(state): State<AppState>,
     client: Client,
-    Input(body): Input<SignInStartBody>,
-) -> Result<Json<SignInOptions>, Error> {
+    Input(body): Input<PasskeyOptionsBody>,
+) -> Result<Json<PasskeySignInOptions>, Error> {
     limits::passkey(&state, client.ip).await?;
     let login = body.login.filter(|l| !l.trim().is_empty());
     let (rp, ttl) = state.relying_party();
     let (ceremony_id, options) =
         passkey_sign_in::start((state.db(), rp, ttl), login.as_deref()).await?;
-    Ok(Json(SignInOptions {
+    Ok(Json(PasskeySignInOptions {
         ceremony_id,
         options,
     }))
@@ -263,19 +264,19 @@ pub async fn sign_in_options(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SignInBody {
+pub struct PasskeySignInBody {
     #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
     ceremony_id: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.get` answered, as
     /// its `toJSON()` writes it.
-    #[schema(value_type = Object, required = true)]
+    #[schema(value_type = super::webauthn_json::Assertion, required = true)]
     credential: Option<PublicKeyCredential>,
 }
 
 /// Sign in with a passkey; answers what `POST /auth/login` answers. A
 /// passkey sign-in is user-verified and satisfies two-factor.
 #[utoipa::path(post, path = "/auth/passkey", tag = "auth",
-    request_body(content((SignInBody = "application/json"))),
+    request_body(content((PasskeySignInBody = "application/json"))),
     responses(
         (status = 200, description = "Signed in", body = AuthResponse),
         (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_CEREMONY} (unknown, used or expired)"), body = ErrorBody),
@@ -284,10 +285,10 @@ pub struct SignInBody {
         (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
         (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
     ))]
-pub async fn sign_in(
+pub async fn passkey_sign_in(
     State(state): State<AppState>,
     client: Client,
-    JsonInput(body): JsonInput<SignInBody>,
+    JsonInput(body): JsonInput<PasskeySignInBody>,
 ) -> Result<Json<AuthResponse>, Error> {
     limits::passkey(&state, client.ip).await?;
     let ceremony = ceremony_id(body.ceremony_id)?;

@@ -16,7 +16,17 @@ fn run(api: &Api, token: &str) -> Schemathesis {
 
 #[tokio::test]
 async fn schemathesis_finds_nothing_the_document_does_not_say() {
-    let api = Api::start().await;
+    // Passkeys on (and apps for the association files), so their
+    // operations are driven too.
+    let fingerprint = vec!["AB"; 32].join(":");
+    let android = format!("com.example.app={fingerprint}");
+    let api = Api::with(&[
+        ("KEEL_ACCOUNTS_WEBAUTHN_RP_ID", "localhost"),
+        ("KEEL_ACCOUNTS_WEBAUTHN_ORIGINS", "http://localhost:5173"),
+        ("KEEL_ACCOUNTS_APPLE_APP_IDS", "ABCDE12345.com.example.app"),
+        ("KEEL_ACCOUNTS_ANDROID_APPS", &android),
+    ])
+    .await;
     let user = api.register("schemathesis").await;
     // Now: the main run's registrations exhaust the limit.
     let leaving = api.register("leaving").await;
