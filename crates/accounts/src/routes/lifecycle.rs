@@ -12,33 +12,23 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::proof::ProofBody;
 use crate::auth::Authed;
 use crate::domain::deletion;
-use crate::domain::fields::{self, required};
-use crate::domain::proof::Proof;
+use crate::domain::fields;
 use crate::domain::{export, notifications};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
-use crate::input::{Input, lenient_string};
+use crate::input::Input;
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{self, CodeMessage};
-
-#[derive(Deserialize, ToSchema)]
-pub struct DeleteBody {
-    /// The current password.
-    #[schema(value_type = String, required = true, min_length = 1)]
-    password: Option<String>,
-    /// When two-factor is on: a code from the authenticator app, or an unused backup code.
-    #[serde(default, deserialize_with = "lenient_string")]
-    code: Option<String>,
-}
 
 /// Delete the account and everything stored with it, at once and for good.
 /// Every token of the user stops working on every node; a mail tells the
 /// address.
 #[utoipa::path(delete, path = "/account", tag = "account", security(("bearer" = [])),
-    request_body(content((DeleteBody = "application/x-www-form-urlencoded"), (DeleteBody = "application/json"))),
+    request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
     responses(
         (status = 200, description = "ACCOUNT_DELETED", body = CodeMessage),
         (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
@@ -47,12 +37,9 @@ pub struct DeleteBody {
 pub async fn delete_account(
     State(state): State<AppState>,
     me: Authed,
-    Input(body): Input<DeleteBody>,
+    Input(body): Input<ProofBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let proof = Proof {
-        password: required(body.password, "password")?,
-        code: body.code,
-    };
+    let proof = body.into_proof()?;
     deletion::delete_account(state.keys(), &state.cfg.app_name, &me.user, proof).await?;
     Ok(CodeMessage::new(
         "ACCOUNT_DELETED",

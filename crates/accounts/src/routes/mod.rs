@@ -7,6 +7,7 @@ mod goals;
 mod lifecycle;
 mod limits;
 mod passkeys;
+mod proof;
 mod webauthn_json;
 mod well_known;
 mod yearly;

@@ -14,40 +14,20 @@ use webauthn_rs::prelude::{
 
 use super::auth::{AuthResponse, tokens};
 use super::limits;
+use super::proof::ProofBody;
 use crate::auth::Authed;
 use crate::domain::fields::{self, PasskeyName, required};
 use crate::domain::passkey_ceremonies::is_ceremony_id;
 use crate::domain::passkey_sign_in;
 use crate::domain::passkeys::{self, PasskeyError};
-use crate::domain::proof::Proof;
 use crate::domain::sessions::Client;
 use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
 use crate::id::PasskeyId;
-use crate::input::{Input, JsonInput, lenient_string};
+use crate::input::{Input, JsonInput};
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::views::{CodeMessage, PasskeyView};
-
-/// The person's proof before adding or removing a passkey.
-#[derive(Deserialize, ToSchema)]
-pub struct ProofBody {
-    /// The current password.
-    #[schema(value_type = String, required = true, min_length = 1)]
-    password: Option<String>,
-    /// When two-factor is on: a code from the authenticator app, or an unused backup code.
-    #[serde(default, deserialize_with = "lenient_string")]
-    code: Option<String>,
-}
-
-impl ProofBody {
-    fn into_proof(self) -> Result<Proof, fields::Invalid> {
-        Ok(Proof {
-            password: required(self.password, "password")?,
-            code: self.code,
-        })
-    }
-}
 
 /// Options for `navigator.credentials.create`, and the ceremony they belong to.
 #[derive(Serialize, ToSchema)]
