@@ -30,6 +30,8 @@ use crate::config::{DatabaseConfig, DatabaseUrl};
 pub struct Db {
     reader: DatabaseConnection,
     writer: DatabaseConnection,
+    /// For background polling (see [`Db::background`]).
+    background: DatabaseConnection,
     /// Short reads on the calling thread (SQLite files only).
     inline: Option<Arc<inline::InlineReads>>,
     /// Short reads on connections outside the pool (PostgreSQL only).
@@ -73,10 +75,16 @@ impl Db {
                         sea_orm::sqlx::Postgres,
                     >(conn))))
                 });
+                let background = {
+                    let mut one = opts.clone();
+                    one.max_connections(1).min_connections(0);
+                    Database::connect(one).await?
+                };
                 let pool = Database::connect(opts).await?;
                 Ok(Self {
                     reader: pool.clone(),
                     writer: pool,
+                    background,
                     inline: None,
                     short,
                     reach: reach::Reach::postgres(url.clone()),
@@ -92,6 +100,7 @@ impl Db {
                     .flatten()
                     .map(Arc::new);
                 Ok(Self {
+                    background: writer.clone(),
                     reader,
                     writer,
                     inline,
@@ -223,6 +232,16 @@ impl Db {
         &self.writer
     }
 
+    /// For work that polls on its own (the job worker's claims, every
+    /// `KEEL_JOB_POLL_MS`; on PostgreSQL the readiness ping too). On PostgreSQL a pool of one connection of its
+    /// own: sqlx hands out the idle connection that has waited longest, so
+    /// polling through the main pool touched every connection in turn and
+    /// none was ever idle long enough to close after a burst of load. On
+    /// SQLite the writer.
+    pub fn background(&self) -> &DatabaseConnection {
+        &self.background
+    }
+
     pub fn backend(&self) -> DbBackend {
         self.reader.get_database_backend()
     }
@@ -254,7 +273,15 @@ impl Db {
 
     /// Checks the database answers within `within`.
     pub async fn ping_within(&self, within: Duration) -> Result<(), crate::check::Unhealthy> {
-        match tokio::time::timeout(within, self.reader.ping()).await {
+        // On PostgreSQL the background connection: a load balancer's probe
+        // every second would otherwise keep every pooled connection open
+        // too. On SQLite a reader (the writer may be in a long transaction).
+        let pool = if self.is_postgres() {
+            &self.background
+        } else {
+            &self.reader
+        };
+        match tokio::time::timeout(within, pool.ping()).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(crate::check::Unhealthy::Database(e)),
             Err(_) => Err(crate::check::Unhealthy::TimedOut),
@@ -265,7 +292,7 @@ impl Db {
         if let Some(short) = &self.short {
             short.close().await;
         }
-        for pool in [self.reader, self.writer] {
+        for pool in [self.reader, self.writer, self.background] {
             if let Err(e) = pool.close().await {
                 tracing::debug!(error = %e, "closing a database pool");
             }

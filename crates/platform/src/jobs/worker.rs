@@ -150,7 +150,7 @@ impl Worker {
             .col_expr(Column::LockedBy, Expr::value(self.id.clone()))
             .col_expr(Column::Attempts, Expr::col(Column::Attempts).add(1))
             .filter(Column::Id.in_subquery(due))
-            .exec_with_returning(self.db.write())
+            .exec_with_returning(self.db.background())
             .await
     }
 

@@ -311,3 +311,65 @@ async fn two_workers_run_each_of_many_jobs_exactly_once() {
         runs.lock().unwrap()
     );
 }
+
+/// The connections of the pool `url` names (by its application name), as
+/// seen from a connection of another name (so looking touches no pooled
+/// connection).
+async fn pooled_connections(url: &str) -> usize {
+    use keel_platform::sea_orm::{ConnectOptions, ConnectionTrait, Database, Statement};
+    let mut opts = ConnectOptions::new(url.to_owned());
+    opts.max_connections(1)
+        .map_sqlx_postgres_opts(|o| o.application_name("pool watcher"));
+    let watcher = Database::connect(opts).await.unwrap();
+    let app = url
+        .split("application_name=")
+        .nth(1)
+        .and_then(|rest| rest.split('&').next())
+        .unwrap()
+        .to_owned();
+    let rows = watcher
+        .query_all_raw(Statement::from_string(
+            watcher.get_database_backend(),
+            format!("SELECT pid FROM pg_stat_activity WHERE application_name = '{app}'"),
+        ))
+        .await
+        .unwrap();
+    watcher.close().await.unwrap();
+    rows.len()
+}
+
+#[tokio::test]
+async fn a_polling_worker_lets_the_pools_connections_close_after_a_burst() {
+    use keel_platform::sea_orm::ConnectionTrait;
+    let tp = TestPlatform::start(&[
+        ("KEEL_DB_IDLE_SECS", "1"),
+        ("KEEL_PG_SHORT_READS", "false"),
+        ("KEEL_DB_MAX_CONNECTIONS", "8"),
+    ])
+    .await;
+    if !tp.platform.db.is_postgres() {
+        return;
+    }
+    let runs = Runs::default();
+    let stop = start(&tp, registry(&runs, |_, _| None));
+    // A burst opens six pooled connections; the worker keeps polling
+    // every 50 ms after it.
+    let db = &tp.platform.db;
+    let burst = (0..6).map(|_| db.read().execute_unprepared("SELECT pg_sleep(0.3)"));
+    for done in futures::future::join_all(burst).await {
+        done.unwrap();
+    }
+    assert!(pooled_connections(&tp.db.url).await >= 6);
+    // Idle a second, they close: only the worker's own connection stays.
+    let settled = keel_testkit::eventually_async(Duration::from_secs(20), || async {
+        let n = pooled_connections(&tp.db.url).await;
+        (n <= 1).then_some(n)
+    })
+    .await;
+    assert!(
+        settled.is_some(),
+        "pooled connections stayed open: {}",
+        pooled_connections(&tp.db.url).await
+    );
+    stop.cancel();
+}
