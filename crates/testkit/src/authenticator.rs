@@ -120,18 +120,14 @@ impl SoftPasskey {
         ]));
         let attestation = serde_cbor_2::to_vec(&attestation).expect("CBOR");
         let data = client_data("webauthn.create", &challenge, &answer.origin);
-        let id = b64(&self.credential_id);
-        json!({
-            "id": id,
-            "rawId": id,
-            "type": "public-key",
-            "response": {
+        self.credential(
+            json!({
                 "attestationObject": b64(&attestation),
                 "clientDataJSON": b64(&data),
                 "transports": ["internal"],
-            },
-            "clientExtensionResults": {"credProps": {"rk": true}},
-        })
+            }),
+            json!({"credProps": {"rk": true}}),
+        )
     }
 
     /// Answers sign-in options with an assertion (counting the use).
@@ -155,18 +151,26 @@ impl SoftPasskey {
         let mut signed = auth_data.clone();
         signed.extend_from_slice(&Sha256::digest(&data));
         let signature: Signature = self.key.sign(&signed);
+        self.credential(
+            json!({
+                "authenticatorData": b64(&auth_data),
+                "clientDataJSON": b64(&data),
+                "signature": b64(signature.to_der().as_bytes()),
+                "userHandle": b64(&self.user_handle),
+            }),
+            json!({}),
+        )
+    }
+
+    /// A `PublicKeyCredential` as `toJSON()` writes it.
+    fn credential(&self, response: Value, extensions: Value) -> Value {
         let id = b64(&self.credential_id);
         json!({
             "id": id,
             "rawId": id,
             "type": "public-key",
-            "response": {
-                "authenticatorData": b64(&auth_data),
-                "clientDataJSON": b64(&data),
-                "signature": b64(signature.to_der().as_bytes()),
-                "userHandle": b64(&self.user_handle),
-            },
-            "clientExtensionResults": {},
+            "response": response,
+            "clientExtensionResults": extensions,
         })
     }
 

@@ -30,4 +30,19 @@ keel_platform::failures! {
         400 => format!("{VALIDATION_ERROR} (no code) or {INVALID_CODE}"),
         429 => format!("{TOO_MANY_ATTEMPTS}: too many wrong codes"),
     }
+
+    /// Passkeys are not configured on this server.
+    pub PasskeysOff {
+        404 => format!("{PASSKEYS_DISABLED}: passkeys are not configured on this server"),
+    }
+
+    /// Passkey sign-in steps from one address over the sign-in limit.
+    pub PasskeyLimit {
+        429 => format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"),
+    }
+
+    /// Too many wrong passwords or codes where the person is re-checked.
+    pub ProofLockout {
+        429 => format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"),
+    }
 }

@@ -32,7 +32,7 @@ use crate::views::{self, CodeMessage};
     responses(
         (status = 200, description = "ACCOUNT_DELETED", body = CodeMessage),
         (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
-        (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
+        ProofLockout,
     ))]
 pub async fn delete_account(
     State(state): State<AppState>,

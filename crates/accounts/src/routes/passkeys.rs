@@ -49,9 +49,9 @@ pub struct RegistrationOptions {
     responses(
         (status = 200, body = RegistrationOptions),
         (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
-        (status = 404, description = format!("{PASSKEYS_DISABLED}: passkeys are not configured on this server"), body = ErrorBody),
+        PasskeysOff,
         (status = 409, description = format!("{PASSKEY_LIMIT_REACHED}: the user holds 20 passkeys"), body = ErrorBody),
-        (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
+        ProofLockout,
     ))]
 pub async fn start_passkey_registration(
     State(state): State<AppState>,
@@ -80,7 +80,7 @@ pub struct AddPasskeyBody {
     name: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.create` answered, as
     /// its `toJSON()` writes it (binary fields in base64url).
-    #[schema(value_type = super::webauthn_json::Attestation, required = true)]
+    #[schema(value_type = super::webauthn_json::Credential<super::webauthn_json::AttestationResponse>, required = true)]
     credential: Option<RegisterPublicKeyCredential>,
 }
 
@@ -106,7 +106,7 @@ fn credential<T>(raw: Option<T>) -> Result<T, fields::Invalid> {
     responses(
         (status = 201, body = PasskeyView),
         (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_CEREMONY} (unknown, used, expired or another user's) or {PASSKEY_REJECTED} (wrong challenge, origin or relying party; no user verification; malformed)"), body = ErrorBody),
-        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
+        PasskeysOff,
         (status = 409, description = format!("{PASSKEY_ALREADY_REGISTERED} or {PASSKEY_LIMIT_REACHED}"), body = ErrorBody),
     ))]
 pub async fn add_passkey(
@@ -177,7 +177,7 @@ pub async fn rename_passkey(
         (status = 200, description = "PASSKEY_DELETED", body = CodeMessage),
         (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_ID}, {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} or {INVALID_CODE}"), body = ErrorBody),
         (status = 404, description = "No such passkey of this user", body = ErrorBody),
-        (status = 429, description = format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"), body = ErrorBody),
+        ProofLockout,
     ))]
 pub async fn delete_passkey(
     State(state): State<AppState>,
@@ -223,8 +223,8 @@ pub struct PasskeySignInOptions {
     responses(
         (status = 200, body = PasskeySignInOptions),
         Invalid,
-        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
-        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
+        PasskeysOff,
+        PasskeyLimit,
     ))]
 pub async fn passkey_sign_in_options(
     State(state): State<AppState>,
@@ -249,7 +249,7 @@ pub struct PasskeySignInBody {
     ceremony_id: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.get` answered, as
     /// its `toJSON()` writes it.
-    #[schema(value_type = super::webauthn_json::Assertion, required = true)]
+    #[schema(value_type = super::webauthn_json::Credential<super::webauthn_json::AssertionResponse>, required = true)]
     credential: Option<PublicKeyCredential>,
 }
 
@@ -262,8 +262,8 @@ pub struct PasskeySignInBody {
         (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_CEREMONY} (unknown, used or expired)"), body = ErrorBody),
         (status = 401, description = format!("{INVALID_CREDENTIALS}: an unknown passkey, another user's, or an answer that does not prove it (challenge, origin, relying party, user verification, signature, a counter gone backwards)"), body = ErrorBody),
         Banned,
-        (status = 404, description = PASSKEYS_DISABLED, body = ErrorBody),
-        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"), body = ErrorBody),
+        PasskeysOff,
+        PasskeyLimit,
     ))]
 pub async fn passkey_sign_in(
     State(state): State<AppState>,

@@ -6,11 +6,11 @@
 
 use utoipa::ToSchema;
 
-/// `navigator.credentials.create`'s answer.
+/// A `PublicKeyCredential` as `toJSON()` writes it: `R` is what
+/// `navigator.credentials.create` or `.get` answered.
 #[derive(ToSchema)]
-#[schema(as = PasskeyAttestation)]
 #[serde(rename_all = "camelCase")]
-pub struct Attestation {
+pub struct Credential<R> {
     /// The credential id, base64url.
     #[schema(pattern = r"^[A-Za-z0-9_-]+$")]
     id: String,
@@ -20,7 +20,7 @@ pub struct Attestation {
     /// `public-key`.
     #[serde(rename = "type")]
     kind: String,
-    response: AttestationResponse,
+    response: R,
     /// The client's extension outputs (e.g. `credProps`).
     #[schema(value_type = Option<Object>)]
     client_extension_results: Option<()>,
@@ -39,25 +39,6 @@ pub struct AttestationResponse {
     attestation_object: String,
     /// How the authenticator is reached (`internal`, `hybrid`, `usb`, ...).
     transports: Option<Vec<String>>,
-}
-
-/// `navigator.credentials.get`'s answer.
-#[derive(ToSchema)]
-#[schema(as = PasskeyAssertion)]
-#[serde(rename_all = "camelCase")]
-pub struct Assertion {
-    /// The credential id, base64url.
-    #[schema(pattern = r"^[A-Za-z0-9_-]+$")]
-    id: String,
-    /// The same id, base64url.
-    #[schema(pattern = r"^[A-Za-z0-9_-]+$")]
-    raw_id: String,
-    /// `public-key`.
-    #[serde(rename = "type")]
-    kind: String,
-    response: AssertionResponse,
-    #[schema(value_type = Option<Object>)]
-    client_extension_results: Option<()>,
 }
 
 #[derive(ToSchema)]
