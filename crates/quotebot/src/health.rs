@@ -33,7 +33,7 @@ struct Deps {
 #[derive(Clone)]
 enum Phase {
     Starting(String),
-    Ready(Deps),
+    Ready(Box<Deps>),
 }
 
 /// What readiness checks: what the start waits for, then the database and
@@ -53,7 +53,7 @@ impl Health {
 
     /// Started: readiness checks the dependencies from now on.
     pub fn ready(&self, db: Db, cache: Cache) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Phase::Ready(Deps { db, cache });
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Phase::Ready(Box::new(Deps { db, cache }));
     }
 
     fn phase(&self) -> Phase {
