@@ -53,7 +53,8 @@ impl Health {
 
     /// Started: readiness checks the dependencies from now on.
     pub fn ready(&self, db: Db, cache: Cache) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Phase::Ready(Box::new(Deps { db, cache }));
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) =
+            Phase::Ready(Box::new(Deps { db, cache }));
     }
 
     fn phase(&self) -> Phase {

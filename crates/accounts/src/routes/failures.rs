@@ -41,8 +41,10 @@ keel_platform::failures! {
         429 => format!("{TOO_MANY_REQUESTS}: too many passkey sign-ins from this address this minute; Retry-After"),
     }
 
-    /// Too many wrong passwords or codes where the person is re-checked.
-    pub ProofLockout {
+    /// The person's proof (password, and a code when two-factor is on)
+    /// refused; wrong ones count towards the two-factor lockout.
+    pub ProofRefused {
+        400 => format!("{VALIDATION_ERROR} (no password, or a malformed path id: {INVALID_ID}), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"),
         429 => format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"),
     }
 }

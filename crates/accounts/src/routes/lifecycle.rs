@@ -31,8 +31,7 @@ use crate::views::{self, CodeMessage};
     request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
     responses(
         (status = 200, description = "ACCOUNT_DELETED", body = CodeMessage),
-        (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
-        ProofLockout,
+        ProofRefused,
     ))]
 pub async fn delete_account(
     State(state): State<AppState>,

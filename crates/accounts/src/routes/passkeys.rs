@@ -48,10 +48,9 @@ pub struct RegistrationOptions {
     request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
     responses(
         (status = 200, body = RegistrationOptions),
-        (status = 400, description = format!("{VALIDATION_ERROR} (no password), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"), body = ErrorBody),
         PasskeysOff,
         (status = 409, description = format!("{PASSKEY_LIMIT_REACHED}: the user holds 20 passkeys"), body = ErrorBody),
-        ProofLockout,
+        ProofRefused,
     ))]
 pub async fn start_passkey_registration(
     State(state): State<AppState>,
@@ -175,9 +174,8 @@ pub async fn rename_passkey(
     request_body(content((ProofBody = "application/x-www-form-urlencoded"), (ProofBody = "application/json"))),
     responses(
         (status = 200, description = "PASSKEY_DELETED", body = CodeMessage),
-        (status = 400, description = format!("{VALIDATION_ERROR}, {INVALID_ID}, {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} or {INVALID_CODE}"), body = ErrorBody),
         (status = 404, description = "No such passkey of this user", body = ErrorBody),
-        ProofLockout,
+        ProofRefused,
     ))]
 pub async fn delete_passkey(
     State(state): State<AppState>,
