@@ -15,10 +15,18 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::LogFormat;
 
-/// Installs the global subscriber: `RUST_LOG` filter (default `info`),
-/// human-readable on a terminal, JSON when asked. Idempotent.
+/// The filter without `RUST_LOG`. The passkey library logs a client's
+/// refused answer (and an ordinary passkey's zero counter) at error level;
+/// keel logs each refusal itself, with its reason, so the library's own
+/// lines are off unless asked for.
+const DEFAULT_FILTER: &str = "info,webauthn_rs_core=off";
+
+/// Installs the global subscriber: `RUST_LOG` filter (default
+/// [`DEFAULT_FILTER`]), human-readable on a terminal, JSON when asked.
+/// Idempotent.
 pub fn init_tracing(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     let registry = tracing_subscriber::registry().with(filter);
     let result = match format {
         LogFormat::Json => registry

@@ -151,6 +151,8 @@ pub async fn finish(
         if matches!(e, WebauthnError::CredentialPossibleCompromise) {
             tracing::warn!(user = %row.user_id, passkey = %row.id,
                 "passkey sign-in refused: the signature counter went backwards (a cloned authenticator?)");
+        } else {
+            tracing::info!(user = %row.user_id, passkey = %row.id, error = ?e, "passkey sign-in refused");
         }
         SignInError::Refused(refusal(&e))
     })?;
