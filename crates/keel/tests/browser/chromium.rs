@@ -139,14 +139,18 @@ impl Browser {
         );
     }
 
-    pub async fn fill(&self, css: &str, text: &str) {
-        let el = self
-            .client
+    /// The element `css` selects, once the page shows it.
+    async fn element(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
             .wait()
             .at_most(PATIENCE)
             .for_element(Locator::Css(css))
             .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"));
+            .unwrap_or_else(|e| panic!("{css}: {e}"))
+    }
+
+    pub async fn fill(&self, css: &str, text: &str) {
+        let el = self.element(css).await;
         el.clear()
             .await
             .unwrap_or_else(|e| panic!("clear {css}: {e}"));
@@ -156,13 +160,7 @@ impl Browser {
     }
 
     pub async fn click(&self, css: &str) {
-        let el = self
-            .client
-            .wait()
-            .at_most(PATIENCE)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        let el = self.element(css).await;
         el.click()
             .await
             .unwrap_or_else(|e| panic!("click {css}: {e}"));
