@@ -286,7 +286,8 @@ fn weekly_in_yearly_and_weekly_mail(b: DbBackend) -> Vec<Statement> {
 }
 
 /// Passkeys (a user's WebAuthn credentials: the credential id, unique
-/// across users, and the public key with its signature counter as JSON)
+/// across users, the public key as JSON, and the highest signature counter
+/// a sign-in has shown)
 /// and the ceremonies between a passkey start and its finish (single use,
 /// until `expires_at`). Both go with their user.
 ///
@@ -300,6 +301,7 @@ fn passkeys(b: DbBackend) -> Vec<Statement> {
         .col(ColumnDef::new("credential_id").text().not_null())
         .col(ColumnDef::new("credential").text().not_null())
         .col(ColumnDef::new("name").string_len(64).not_null())
+        .col(ColumnDef::new("sign_count").big_integer().not_null())
         .col(ts("created_at"))
         .col(ts_null("last_used_at"))
         .foreign_key(&mut owned_by_user("accounts_passkeys", "user_id"))

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 use keel_platform::db::Db;
-use keel_platform::sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use keel_platform::sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set,
+};
 use serde::{Deserialize, Serialize};
 use webauthn_rs::Webauthn;
 use webauthn_rs::prelude::{
@@ -123,9 +125,13 @@ pub async fn finish(
         .await
         .map_err(PasskeyError::from)?
         .ok_or(PasskeyError::NoCeremony)?;
+    // The passkey's row is locked from here to the commit, so two sign-ins
+    // with one passkey are checked against each other's counters in turn.
+    let txn = db.begin_write().await?;
     let row = passkey::Entity::find()
         .filter(passkey::Column::CredentialId.eq(credential_key(credential.get_credential_id())))
-        .one(db.write())
+        .lock_exclusive()
+        .one(&txn)
         .await?
         .ok_or(SignInError::UnknownPasskey)?;
     let mut key: Passkey =
@@ -147,27 +153,38 @@ pub async fn finish(
             rp.finish_passkey_authentication(credential, &state)
         }
     };
-    let result = checked.map_err(|e| {
-        if matches!(e, WebauthnError::CredentialPossibleCompromise) {
-            tracing::warn!(user = %row.user_id, passkey = %row.id,
-                "passkey sign-in refused: the signature counter went backwards (a cloned authenticator?)");
-        } else {
-            tracing::info!(user = %row.user_id, passkey = %row.id, error = ?e, "passkey sign-in refused");
-        }
-        SignInError::Refused(refusal(&e))
-    })?;
-    let u = users::find(db.write(), &UserId::stored(row.user_id.clone()))
+    // webauthn-rs checks the counter against the key the ceremony was
+    // started with; a sign-in since may have raised it: check the stored one.
+    let count = checked.as_ref().map_or(0, |r| i64::from(r.counter()));
+    let result = checked
+        .and_then(|r| {
+            if (count > 0 || row.sign_count > 0) && count <= row.sign_count {
+                Err(WebauthnError::CredentialPossibleCompromise)
+            } else {
+                Ok(r)
+            }
+        })
+        .map_err(|e| {
+            if matches!(e, WebauthnError::CredentialPossibleCompromise) {
+                tracing::warn!(user = %row.user_id, passkey = %row.id,
+                    "passkey sign-in refused: the signature counter went backwards (a cloned authenticator?)");
+            } else {
+                tracing::info!(user = %row.user_id, passkey = %row.id, error = ?e, "passkey sign-in refused");
+            }
+            SignInError::Refused(refusal(&e))
+        })?;
+    let u = users::find(&txn, &UserId::stored(row.user_id.clone()))
         .await
         .map_err(sessions::SessionError::from)?;
     if u.is_banned {
         return Err(SignInError::Banned);
     }
     key.update_credential(&result);
-    let txn = db.begin_write().await?;
     let mut used: passkey::ActiveModel = row.into();
     if let Ok(json) = serde_json::to_string(&key) {
         used.credential = Set(json);
     }
+    used.sign_count = Set(count);
     used.last_used_at = Set(Some(Utc::now()));
     used.update(&txn).await?;
     let pair = sessions::open(&txn, issuer, &u.id, client).await?;

@@ -193,6 +193,7 @@ async fn insert(
         credential_id: Set(credential_key(key.cred_id())),
         credential: Set(credential),
         name: Set(name),
+        sign_count: Set(0),
         created_at: Set(Utc::now()),
         last_used_at: Set(None),
     }

@@ -15,6 +15,9 @@ pub struct Model {
     /// `Passkey`, as JSON).
     pub credential: String,
     pub name: String,
+    /// The highest signature counter a sign-in showed (0: none yet, or an
+    /// authenticator that keeps no counter).
+    pub sign_count: i64,
     pub created_at: DateTimeUtc,
     pub last_used_at: Option<DateTimeUtc>,
 }

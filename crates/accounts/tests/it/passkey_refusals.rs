@@ -267,6 +267,31 @@ async fn a_counter_gone_backwards_is_refused_as_a_cloned_authenticator() {
 }
 
 #[tokio::test]
+async fn a_counter_is_checked_against_the_latest_sign_in_not_the_ceremonys_start() {
+    let api = passkey_api(&[]).await;
+    let ada = api.register("ada").await;
+    let mut key = api.add_passkey(&ada).await;
+    key.counter = 5;
+    assert_eq!(api.sign_in(&mut key).await.status, 200);
+    // A ceremony for ada started now allows her passkey as it is (6)...
+    let early = api.sign_in_options(Some("ada")).await;
+    // ...then she signs in again (11)...
+    key.counter = 10;
+    assert_eq!(api.sign_in(&mut key).await.status, 200);
+    // ...and a copy of the key still at 7 answers the early ceremony.
+    key.counter = 6;
+    let credential = key.get(&early.body, &browser());
+    let r = api.sign_in_with(ceremony(&early.body), &credential).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (401, "INVALID_CREDENTIALS"),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("counter"), "{}", r.text);
+}
+
+#[tokio::test]
 async fn a_banned_user_is_refused_as_at_login() {
     let api = passkey_api(&[]).await;
     let ada = api.register("ada").await;
