@@ -57,12 +57,18 @@ keel_ensure_haproxy() {
 # lock files; installed again only when a lock file changed.
 keel_ensure_test_packages() {
   command -v npm >/dev/null || keel_fail "npm is not installed (Node 18+ is needed for the client-library tests)"
-  local dir
+  local dir dest
   for dir in crates/channel/tests/trpc-client crates/keel/tests/openapi crates/keel/tests/provider-sdks; do
-    if [ ! -f "$dir/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.keel-lock"; then
-      echo "installing the npm packages of $dir" >&2
-      (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \
-        || keel_fail "npm ci failed in $dir"
+    # Installed in the build directory, out of the source tree (testkit's
+    # node::package copies the scripts beside them and runs them there).
+    dest="${CARGO_TARGET_DIR:-target}/tools/npm/$dir"
+    rm -rf "$dir/node_modules" # where earlier versions installed them
+    if [ ! -f "$dest/node_modules/.package-lock.json" ] || ! cmp -s "$dir/package-lock.json" "$dest/node_modules/.keel-lock"; then
+      echo "installing the npm packages of $dir into $dest" >&2
+      mkdir -p "$dest"
+      cp "$dir/package.json" "$dir/package-lock.json" "$dest/"
+      (cd "$dest" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null && cp package-lock.json node_modules/.keel-lock) \
+        || keel_fail "npm ci failed for $dir"
     fi
   done
 }

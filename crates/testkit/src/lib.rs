@@ -43,6 +43,21 @@ pub use resp::Resp;
 pub use schemathesis::Schemathesis;
 pub use smtp::FakeSmtp;
 
+/// Where `scripts/test` installs the tools the tests drive (schemathesis's
+/// virtual environment, the npm packages): `<target dir>/tools`, found from
+/// the test binary (`<target dir>/<profile>/deps/<binary>`), so the source
+/// tree holds only the repository's own files.
+pub fn tools_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .map_or_else(
+            || std::path::PathBuf::from("target"),
+            std::path::Path::to_path_buf,
+        )
+        .join("tools")
+}
+
 /// Third-party base URLs pointed at a closed local port, so a test never
 /// reaches the internet by default (a test that needs a service starts its
 /// fake and overrides these).

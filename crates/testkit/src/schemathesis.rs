@@ -13,16 +13,9 @@ fn home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("schemathesis")
 }
 
-/// The virtual environment scripts/test installs schemathesis into:
-/// `<target dir>/tools/schemathesis`, found from the test binary
-/// (`<target dir>/<profile>/deps/<binary>`).
+/// The virtual environment scripts/test installs schemathesis into.
 fn venv() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf);
-    target.join("tools/schemathesis")
+    crate::tools_dir().join("schemathesis")
 }
 
 /// One run against one document.

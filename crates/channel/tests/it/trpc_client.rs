@@ -7,12 +7,7 @@
 use crate::helpers::{Channel, SETUP_CODE};
 
 async fn with_the_real_client(transformer: &str) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trpc-client");
-    assert!(
-        dir.join("node_modules/@trpc/client").is_dir(),
-        "the tRPC client is not installed: run `npm ci` in {} (scripts/test does)",
-        dir.display()
-    );
+    let dir = keel_testkit::node::package("crates/channel/tests/trpc-client");
     let ch = Channel::with(&[
         ("KEEL_CHANNEL_TRPC_TRANSFORMER", transformer.to_owned()),
         ("KEEL_CHANNEL_VIEWER_TOKENS_PER_MINUTE", "5".to_owned()),

@@ -15,12 +15,7 @@ const SETUP_CODE: &str = "generated-client-code";
 
 #[tokio::test]
 async fn every_document_validates_and_a_client_generated_from_it_drives_its_service() {
-    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/openapi");
-    assert!(
-        tools.join("node_modules/openapi-typescript").is_dir(),
-        "the OpenAPI tools are not installed: run `npm ci` in {} (scripts/test does)",
-        tools.display()
-    );
+    let tools = keel_testkit::node::package("crates/keel/tests/openapi");
     let jwks = FakeJwks::start().await;
     let app = TestApp::builder()
         .env("KEEL_APPCHECK_JWKS_URL", jwks.url())
