@@ -332,6 +332,7 @@ impl From<PasskeyError> for Error {
             PasskeyError::NotFound => not_found("Passkey"),
             PasskeyError::Proof(p) => Error::from(p),
             PasskeyError::Webauthn(w) => Error::internal(w),
+            PasskeyError::Encode(e) => Error::internal(e),
             PasskeyError::Ceremony(CeremonyError::Db(db)) | PasskeyError::Db(db) => Error::from(db),
             PasskeyError::Ceremony(c) => Error::internal(c),
         }

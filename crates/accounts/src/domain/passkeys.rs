@@ -52,6 +52,8 @@ pub enum PasskeyError {
     Webauthn(WebauthnError),
     #[error(transparent)]
     Ceremony(#[from] CeremonyError),
+    #[error("the passkey could not be written: {0}")]
+    Encode(#[source] serde_json::Error),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
@@ -162,10 +164,7 @@ pub async fn finish_registration(
         .finish_passkey_registration(credential, &reg.state)
         .map_err(|e| {
             tracing::info!(user = %u.id, error = ?e, "passkey registration refused");
-            match e {
-                WebauthnError::CredentialAlreadyExists => PasskeyError::AlreadyRegistered,
-                e => PasskeyError::Rejected(refusal(&e)),
-            }
+            PasskeyError::Rejected(refusal(&e))
         })?;
     insert(db, u, reg.handle, name, &key).await
 }
@@ -185,7 +184,7 @@ async fn insert(
     if held >= MAX_PASSKEYS {
         return Err(PasskeyError::LimitReached);
     }
-    let credential = serde_json::to_string(key).map_err(CeremonyError::State)?;
+    let credential = serde_json::to_string(key).map_err(PasskeyError::Encode)?;
     let row = ActiveModel {
         id: Set(PasskeyId::generate().into_string()),
         user_id: Set(u.id.clone()),
