@@ -5,6 +5,7 @@ use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::telemetry;
 
 mod allocator;
+mod startup_pages;
 
 fn main() -> ExitCode {
     let cli = keel::cli::parse();
@@ -88,6 +89,8 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
         println!("{:<12} {}", l.service, l.base_url);
     }
     println!("{:<12} http://{}/metrics", "metrics", running.metrics_addr);
+    let released = startup_pages::release();
+    tracing::debug!(bytes = released, "start-up's code pages handed back");
     let token = running.shutdown_token();
     let draining = running.platform.draining.clone();
     let drain = running.platform.config.http.shutdown_drain;
