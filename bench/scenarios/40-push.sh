@@ -7,56 +7,6 @@
 # /register at 64 connections, each beside its DB floor.
 
 PUSH_DEVICES="${BENCH_PUSH_DEVICES:-100000}"
-bench_seed_devices() { # backend count
-  if [ "$1" = postgres ]; then
-    bench_sql postgres "INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id, registered_at, updated_at)
-      SELECT 'ExponentPushToken[bench' || lpad(i::text, 7, '0') || ']', CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
-             '1.0.0', 'en-US', 'UTC', true, 'seed', now(), now() FROM generate_series(1, $2) i"
-  else
-    python3 - "$BENCH_DIR/keel.db" "$2" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA busy_timeout=10000")
-now = "2026-01-01T00:00:00+00:00"
-rows = ((f"ExponentPushToken[bench{i:07d}]", "ios" if i % 2 == 0 else "android", "1.0.0", "en-US", "UTC", 1, "seed", now, now)
-        for i in range(1, int(sys.argv[2]) + 1))
-db.executemany("INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id,"
-               " registered_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
-db.commit()
-PY
-  fi
-}
-
-# Sends to every device and waits until keel has handed all to Expo and
-# says so; prints "seconds messages/s exact" (exact: every device exactly
-# once). While the messages go out it watches the fake Expo's count
-# (GET /_fake/notifications), not keel's GET /send/{id}: that counts every
-# message of the send, a pass over 100,000 rows each time, which asked ten
-# times a second competed with the send it measured. Then it asks keel
-# until the send is `sent`.
-bench_push_send() { # auth
-  local start id status end stats
-  start=$(date +%s.%N)
-  id=$(curl -fsS -u "$1" -H 'Content-Type: application/json' \
-    -d '{"title":"Bench","body":"Hello from keel","data":{"bench":true}}' "$(bench_url svc /svc/v1/send)" | jq -r .id)
-  local seen
-  for _ in $(seq 1 20000); do
-    seen=$(curl -fsS "http://127.0.0.1:$EXPO_PORT/_fake/notifications")
-    [ "$seen" -ge "$PUSH_DEVICES" ] && break
-    sleep 0.05
-  done
-  for _ in $(seq 1 6000); do
-    status=$(curl -fsS -u "$1" "$(bench_url svc "/svc/v1/send/$id")" | jq -r .status)
-    [ "$status" = sent ] && break
-    sleep 0.01
-  done
-  end=$(date +%s.%N)
-  stats=$(curl -fsS "http://127.0.0.1:$EXPO_PORT/_fake/stats")
-  echo "fake Expo: $stats" >&2
-  local exact
-  exact=$(echo "$stats" | jq --argjson n "$PUSH_DEVICES" \
-    'if .notifications == $n and .distinct_tokens == $n and .repeated_tokens == 0 and .rate_limited == 0 then "yes" else "NO" end' -r)
-  awk -v s="$start" -v e="$end" -v n="$PUSH_DEVICES" -v x="$exact" 'BEGIN {printf "%.1f %.0f %s", e-s, n/(e-s), x}'
-}
 
 bench_scenario() { # backend floor
   local backend=$1 healthz=$2

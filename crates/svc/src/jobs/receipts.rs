@@ -1,6 +1,8 @@
 //! The receipts job: asks Expo for the receipts of a send's tickets old
 //! enough to have one, 1000 at a time; asks again later for those not
-//! ready yet, for up to a day (Expo keeps them no longer).
+//! ready yet, for up to a day (Expo keeps them no longer), and while a
+//! batch of the send is still on its way. One job per send and minute
+//! (its key), however many batches went out in that minute.
 
 use std::collections::HashMap;
 
@@ -76,17 +78,37 @@ async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
         };
         missing |= store(d, send_id, &page, &receipts, now).await?;
     }
-    if missing {
-        // Not all receipts were ready: ask again after another delay (one
-        // job however many runs found receipts missing).
+    // Not all receipts were ready, or a batch that shares this job's
+    // minute was still on its way (its outcome not yet written, so not
+    // seen above): ask again after another delay (one job however many
+    // runs want it).
+    if missing || in_flight(d, send_id).await? {
         let at = round_up(now + delay.max(chrono::Duration::seconds(1)), delay);
-        let key = format!("receipts:{send_id}:again:{}", at.timestamp());
         let job = Receipts {
             send_id: send_id.to_owned(),
         };
-        jobs::enqueue_unique(d.db.write(), &job, &key, at).await?;
+        jobs::enqueue_unique(d.db.write(), &job, &key(send_id, at), at).await?;
     }
     Ok(())
+}
+
+/// The receipts job of a send that runs at `at`.
+pub fn key(send_id: &str, at: DateTime<Utc>) -> String {
+    format!("receipts:{send_id}:{}", at.timestamp())
+}
+
+/// Whether a batch of the send is on its way to Expo.
+async fn in_flight(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
+    let one = push_message::Entity::find()
+        .select_only()
+        .column(push_message::Column::PushToken)
+        .filter(push_message::Column::SendId.eq(send_id))
+        .filter(push_message::Column::Status.eq(MessageStatus::Batched))
+        .limit(1)
+        .into_tuple::<String>()
+        .one(d.db.read())
+        .await?;
+    Ok(one.is_some())
 }
 
 /// Stores the page's receipts in one transaction; true if some that may

@@ -198,9 +198,13 @@ fn row_of(m: &push_message::Model, outcome: Outcome, gone: &mut Vec<String>) -> 
 }
 
 /// Stores every message's outcome in one statement, deactivates devices
-/// Expo no longer knows, and, for an accepted batch, enqueues its receipts
-/// job in the same transaction (each batch has its own, so none is missed;
-/// the first to run asks for every receipt due by then).
+/// Expo no longer knows, and, for an accepted batch, enqueues the receipts
+/// job of its send and minute in the same transaction: one job serves
+/// every batch whose receipts fall due in that minute (a send to 1,000,000
+/// devices at full speed makes one or two, not 10,000). A batch whose
+/// minute has a job already is covered by it: the job runs after the
+/// minute's batches were sent, and one that finds a batch of its send
+/// still on its way asks again (see receipts).
 async fn finish(
     d: &Delivery,
     messages: &[push_message::Model],
@@ -221,7 +225,7 @@ async fn finish(
         let job = Receipts {
             send_id: send_id.to_owned(),
         };
-        jobs::enqueue_at(&txn, &job, at).await?;
+        jobs::enqueue_unique(&txn, &job, &super::receipts::key(send_id, at), at).await?;
     }
     txn.commit().await?;
     Ok(())

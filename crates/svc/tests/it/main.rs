@@ -9,6 +9,7 @@ mod cors;
 mod form_bodies;
 mod push_admin;
 mod push_kit;
+mod push_receipts;
 mod push_register;
 mod push_sdk;
 mod push_send;
