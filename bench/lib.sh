@@ -272,3 +272,104 @@ db.commit()
 PY
   fi
 }
+
+# svc push devices straight into the table (each active, half iOS).
+bench_seed_devices() { # backend count
+  if [ "$1" = postgres ]; then
+    bench_sql postgres "INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id, registered_at, updated_at)
+      SELECT 'ExponentPushToken[bench' || lpad(i::text, 7, '0') || ']', CASE WHEN i % 2 = 0 THEN 'ios' ELSE 'android' END,
+             '1.0.0', 'en-US', 'UTC', true, 'seed', now(), now() FROM generate_series(1, $2) i"
+  else
+    python3 - "$BENCH_DIR/keel.db" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA busy_timeout=10000")
+now = "2026-01-01T00:00:00+00:00"
+rows = ((f"ExponentPushToken[bench{i:07d}]", "ios" if i % 2 == 0 else "android", "1.0.0", "en-US", "UTC", 1, "seed", now, now)
+        for i in range(1, int(sys.argv[2]) + 1))
+db.executemany("INSERT INTO svc_push_devices (push_token, device_type, app_version, locale, timezone, active, app_id,"
+               " registered_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+db.commit()
+PY
+  fi
+}
+
+# Sends to every device and waits until keel has handed all to Expo and
+# says so; prints "seconds messages/s exact" (exact: every device exactly
+# once). While the messages go out it watches the fake Expo's count
+# (GET /_fake/notifications), not keel's GET /send/{id}: that counts every
+# message of the send, a pass over 100,000 rows each time, which asked ten
+# times a second competed with the send it measured. Then it asks keel
+# until the send is `sent`.
+bench_push_send() { # auth
+  local start id status end stats
+  start=$(date +%s.%N)
+  id=$(curl -fsS -u "$1" -H 'Content-Type: application/json' \
+    -d '{"title":"Bench","body":"Hello from keel","data":{"bench":true}}' "$(bench_url svc /svc/v1/send)" | jq -r .id)
+  echo "$id" > "$BENCH_DIR/last_send_id"
+  local seen
+  for _ in $(seq 1 20000); do
+    seen=$(curl -fsS "http://127.0.0.1:$EXPO_PORT/_fake/notifications")
+    [ "$seen" -ge "$PUSH_DEVICES" ] && break
+    sleep 0.05
+  done
+  for _ in $(seq 1 6000); do
+    status=$(curl -fsS -u "$1" "$(bench_url svc "/svc/v1/send/$id")" | jq -r .status)
+    [ "$status" = sent ] && break
+    sleep 0.01
+  done
+  end=$(date +%s.%N)
+  stats=$(curl -fsS "http://127.0.0.1:$EXPO_PORT/_fake/stats")
+  echo "fake Expo: $stats" >&2
+  local exact
+  exact=$(echo "$stats" | jq --argjson n "$PUSH_DEVICES" \
+    'if .notifications == $n and .distinct_tokens == $n and .repeated_tokens == 0 and .rate_limited == 0 then "yes" else "NO" end' -r)
+  awk -v s="$start" -v e="$end" -v n="$PUSH_DEVICES" -v x="$exact" 'BEGIN {printf "%.1f %.0f %s", e-s, n/(e-s), x}'
+}
+
+# 200 registered accounts users (bench1..bench200); prints the file of
+# their access tokens.
+bench_accounts_tokens() {
+  local file="$BENCH_DIR/accounts-tokens.txt" dir="$BENCH_DIR/registrations"
+  if [ ! -s "$file" ]; then
+    mkdir -p "$dir"
+    # One file per response: parallel writers to one pipe would interleave.
+    seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/register)" \
+      -d "username=bench{}&email=bench{}@example.com&password=bench-Password-4-keel"
+    grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
+    [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not register the benchmark users"
+  fi
+  echo "$file"
+}
+
+
+# Draws the 70-scale curves (SVG and PNG): for each backend and cost, the cost per unit
+# of work at each size against the first size (1.0: grows linearly with the
+# work, or stays flat for one request).
+bench_draw_scale() { # tsv svg
+  bench_ensure_gnuplot
+  local data="${1%.tsv}.dat"
+  awk -F'\t' '
+    { key = $1 " " $2
+      if (!(key in first)) { first[key] = $4; size[key] = $3; order[++n] = key }
+      if ($5 == "rps") r = first[key] / $4
+      else if ($5 == "s-flat") r = $4 / first[key]
+      else r = ($4 / $3) / (first[key] / size[key])
+      pts[key] = pts[key] sprintf("%g %.3f\n", $3 / size[key], r) }
+    END { for (i = 1; i <= n; i++) printf "\"%s\"\n%s\n\n", order[i], pts[order[i]] }' "$1" > "$data"
+  local term out
+  for term in svg png; do
+    out="${2%.svg}.$term"
+    [ "$term" = png ] && term="pngcairo"
+    gnuplot <<GP 2>/dev/null || echo "warning: gnuplot could not draw the scale curves" >&2
+set terminal $term size 1000,600
+set output "$out"
+set title "keel: cost per unit of work as the data grows (1.0: flat)"
+set logscale x
+set xlabel "data, times the first size"
+set ylabel "cost per unit of work / at the first size"
+set key outside right
+plot for [i=0:*] "$data" index i using 1:2 with linespoints title columnheader(1)
+GP
+  done
+  echo "scale curves: $2 and ${2%.svg}.png" >&2
+}

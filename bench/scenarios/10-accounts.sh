@@ -5,18 +5,6 @@
 # cache). Each floor is what keel runs for the request in that
 # configuration: on SQLite the session is served from keel's session cache,
 # on PostgreSQL without Redis it is read every time.
-bench_accounts_tokens() {
-  local file="$BENCH_DIR/accounts-tokens.txt" dir="$BENCH_DIR/registrations"
-  if [ ! -s "$file" ]; then
-    mkdir -p "$dir"
-    # One file per response: parallel writers to one pipe would interleave.
-    seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/register)" \
-      -d "username=bench{}&email=bench{}@example.com&password=bench-Password-4-keel"
-    grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
-    [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not register the benchmark users"
-  fi
-  echo "$file"
-}
 
 # pgbench's sessions in a numbered table (1..200).
 bench_accounts_pg_sessions() {

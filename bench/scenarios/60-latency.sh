@@ -1,10 +1,14 @@
 # Latency as users feel it. A closed loop at saturation (the other
 # scenarios) measures queueing; here each endpoint first gets its saturated
-# rate (wrk, 64 connections), then an open loop at 25 %, 50 % and 80 % of it
-# for BENCH_LATENCY_SECS (default 10) with oha (`-q` with
+# rate, then an open loop at 25 %, 50 % and 80 % of it for
+# BENCH_LATENCY_SECS (default 10) with oha (`-q` with
 # `--latency-correction`: a request that should have been sent during a
 # stall is timed from when it should have been sent, so stalls are not
-# hidden by coordinated omission). Rows: the load asked and achieved, p50,
+# hidden by coordinated omission). The generator and keel do not share a
+# core: keel's threads are pinned to CPU 0 and oha runs on CPU 1 (taskset;
+# BENCH_LATENCY_PIN=0 to leave both free), and the saturated rate is oha's
+# own at 64 connections, so each load is a share of what keel answers on
+# its core with this generator. Rows: the load asked and achieved, p50,
 # p99, p99.9, and the goal: reads p99 <= 5 ms and writes p99 <= 15 ms at
 # 50 %, p99.9 <= 25 ms at 80 %. One user per endpoint (oha sends one set of
 # headers): accounts GET /account and GET /goals/weekly (5 goals),
@@ -31,17 +35,28 @@ print("%.0f" % r["summary"]["requestsPerSec"], ms("p50"), ms("p99"), ms("p99.9")
       "%.1f" % (100 * r["summary"]["successRate"]))'
 }
 
+# oha on the generator's core (all of them when not pinned).
+bench_oha() {
+  if [ "${BENCH_LATENCY_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+    taskset -c 1 "$@"
+  else
+    "$@"
+  fi
+}
+
 bench_latency_rows() { # backend label read|write oha url [oha args...]
   local backend=$1 label=$2 kind=$3 oha=$4 url=$5
   shift 5
-  local secs="${BENCH_LATENCY_SECS:-10}" sat
-  sat=$(bench_latency_saturation "$kind" "$url")
-  echo "| $backend | $label saturated (wrk, 64 connections) | $sat | - | - | - | - | $(bench_peak_rss) |"
+  local secs="${BENCH_LATENCY_SECS:-10}" sat sat_row
+  bench_reset_peak
+  sat_row=$(bench_oha "$oha" -z "${secs}s" --no-tui -c 64 --output-format json "$@" "$url" 2>/dev/null | bench_oha_summary)
+  read -r sat _ <<<"$sat_row"
+  echo "| $backend | $label saturated (oha, 64 connections) | $sat | - | - | - | - | $(bench_peak_rss) |"
   local pct rate out achieved p50 p99 p999 ok goal
   for pct in 25 50 80; do
     rate=$(awk -v s="$sat" -v p="$pct" 'BEGIN {printf "%.0f", s*p/100}')
     bench_reset_peak
-    out=$("$oha" -z "${secs}s" -q "$rate" --latency-correction --no-tui -c 64 \
+    out=$(bench_oha "$oha" -z "${secs}s" -q "$rate" --latency-correction --no-tui -c 64 \
       --output-format json "$@" "$url" 2>/dev/null | bench_oha_summary)
     read -r achieved p50 p99 p999 ok <<<"$out"
     goal=$(awk -v k="$kind" -v p="$pct" -v p99="$p99" -v p999="$p999" 'BEGIN {
@@ -52,18 +67,17 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
   done
 }
 
-# The saturated rate of URL (GET as $BENCH_TOKEN, or POST /event's body).
-bench_latency_saturation() { # read|write url
-  local lua=bench/lua/get.lua
-  [ "$1" = write ] && lua=bench/lua/post-one.lua
-  BENCH_ADJACENT=0 BENCH_PATH="/${2#http://*/}" bench_wrk "latency-saturation" "$2" "$lua" | awk '{print $1}'
-}
-
 bench_scenario() { # backend floor
   local oha
   if ! oha=$(bench_ensure_oha); then
     echo "| $1 | latency at fixed rates: skipped (oha could not be installed) | - | - | - | - | - | - |"
     return 0
+  fi
+  local cores=""
+  if [ "${BENCH_LATENCY_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+    cores="0-$(($(nproc) - 1))"
+    taskset -a -p -c 0 "$(bench_keel_pid)" >/dev/null
+    echo "| $1 | latency at fixed rates: keel on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
   fi
   local token user event
   token=$(curl -fs -X POST "$(bench_url accounts /auth/register)" \
@@ -75,9 +89,9 @@ bench_scenario() { # backend floor
     curl -fs -o /dev/null -X POST -H "Authorization: Bearer $token" \
       -d "title=goal $i" "$(bench_url accounts /goals/weekly)"
   done
-  BENCH_TOKEN=$token bench_latency_rows "$1" "accounts GET /account" read "$oha" \
+  bench_latency_rows "$1" "accounts GET /account" read "$oha" \
     "$(bench_url accounts /account)" -H "Authorization: Bearer $token"
-  BENCH_TOKEN=$token bench_latency_rows "$1" "accounts GET /goals/weekly (5 goals)" read "$oha" \
+  bench_latency_rows "$1" "accounts GET /goals/weekly (5 goals)" read "$oha" \
     "$(bench_url accounts /goals/weekly)" -H "Authorization: Bearer $token"
 
   user=$(bench_dev_user latency-history)
@@ -87,11 +101,13 @@ bench_scenario() { # backend floor
   else
     bench_seed_history "$BENCH_DIR/keel.db" "$user"
   fi
-  BENCH_TOKEN=latency-history bench_latency_rows "$1" "usage-alerts GET /history?offset=0 (1,000 events)" read "$oha" \
+  bench_latency_rows "$1" "usage-alerts GET /history?offset=0 (1,000 events)" read "$oha" \
     "$(bench_url usage-alerts /history?offset=0)" -H "Authorization: Bearer latency-history"
   event='{"sessionId":"big","timestamp":"2026-11-22T10:00:00Z","model":"claude","inputTokens":120,"outputTokens":80,"cacheReadTokens":10,"cacheWriteTokens":5,"costUSD":0.0021}'
-  BENCH_TOKEN=latency-writer bench_latency_rows "$1" "usage-alerts POST /event (one user)" write "$oha" \
+  bench_latency_rows "$1" "usage-alerts POST /event (one user)" write "$oha" \
     "$(bench_url usage-alerts /event)" -m POST -T application/json -d "$event" -H "Authorization: Bearer latency-writer"
-  BENCH_TOKEN=none bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
+  bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
     "$(bench_url channel-api /api/trpc/stream.isLive)"
+  [ -n "$cores" ] && taskset -a -p -c "$cores" "$(bench_keel_pid)" >/dev/null
+  return 0
 }
