@@ -12,6 +12,7 @@
 # - usage-alerts: POST /event and GET /history?offset=0 of a user with
 #   1,000 events while the table holds BENCH_SCALE_EVENTS / 10 events, then
 #   BENCH_SCALE_EVENTS (default 10,000,000), and of the user who holds them.
+# BENCH_SCALE_PARTS names the curves to draw (default "push accounts events").
 #
 # Each 10x row's last-but-one column is its cost per unit of work against
 # the 1x row (1.00: flat); the points are kept in bench/results/<run>-scale.tsv
@@ -20,6 +21,8 @@
 SCALE_PUSH="${BENCH_SCALE_PUSH:-100000}"
 SCALE_USERS="${BENCH_SCALE_USERS:-1000000}"
 SCALE_EVENTS="${BENCH_SCALE_EVENTS:-10000000}"
+# Which curves: any of push, accounts, events.
+SCALE_PARTS="${BENCH_SCALE_PARTS:-push accounts events}"
 
 # A point of a curve: backend metric size value unit (per unit of work:
 # "s" for a whole send, "rps" for a rate).
@@ -105,7 +108,7 @@ bench_scale_seed_users() { # backend from to
     'scale' || s.i, t.role, t.password_hash, t.two_factor, NULL, NULL, 0, t.email_verified, false, false,
     t.notify_weekly_goals, NULL, 0, t.created_at, t.updated_at FROM accounts_users t"
   if [ "$1" = postgres ]; then
-    bench_sql postgres "INSERT INTO accounts_users ($cols) SELECT lpad(to_hex(s.i), 24, 'f'), $copy
+    bench_sql postgres "INSERT INTO accounts_users ($cols) SELECT 'e' || lpad(to_hex(s.i), 23, '0'), $copy
       CROSS JOIN generate_series($2, $3) AS s(i) WHERE t.username_key = 'bench1'; ANALYZE accounts_users"
   else
     bench_sql sqlite "WITH RECURSIVE s(i) AS (SELECT $2 UNION ALL SELECT i + 1 FROM s WHERE i < $3)
@@ -123,7 +126,13 @@ bench_scale_accounts() { # backend label tokens size
   bench_row "$backend" "scale: POST /auth/login (8 connections), $2 users" "" "$row" | bench_scale_vs "$backend" sign-in "$size" "$rps"
   local what path method body
   for what in account goal; do
-    if [ "$what" = account ]; then method=GET path=/account body=""; else method=POST path=/goals/weekly body=title=scale; fi
+    if [ "$what" = account ]; then
+      method=GET path=/account body=""
+    else
+      # Room under the 1,000 goals a user may have.
+      method=POST path=/goals/weekly body=title=scale
+      bench_sql "$backend" "DELETE FROM accounts_weekly_goals"
+    fi
     bench_reset_peak
     row=$(BENCH_TOKENS=$tokens BENCH_METHOD=$method BENCH_PATH=$path BENCH_BODY=$body BENCH_ADJACENT=0 \
       bench_wrk "scale-$what-$size" "$(bench_url accounts $path)" bench/lua/authed.lua)
@@ -131,6 +140,18 @@ bench_scale_accounts() { # backend label tokens size
     bench_scale_point "$backend" "$method $path" "$size" "$rps" rps
     bench_row "$backend" "scale: $method $path, $2 users" "" "$row" | bench_scale_vs "$backend" "$method $path" "$size" "$rps"
   done
+}
+
+# Fresh access tokens of bench1..bench200 (those registered earlier in the
+# run may have expired by now); prints the file.
+bench_scale_tokens() {
+  local file="$BENCH_DIR/scale-tokens.txt" dir="$BENCH_DIR/scale-logins"
+  mkdir -p "$dir"
+  seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/login)" \
+    -d "login=bench{}&password=bench-Password-4-keel"
+  grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
+  [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not sign the benchmark users in"
+  echo "$file"
 }
 
 # Puts the curve's ratio in a bench_row line's "vs" column.
@@ -179,6 +200,13 @@ bench_scale_history() { # backend events
 
 bench_scenario() { # backend floor
   local backend=$1
+  case " $SCALE_PARTS " in *" push "*) bench_scale_push_curve "$backend" ;; esac
+  case " $SCALE_PARTS " in *" accounts "*) bench_scale_accounts_curve "$backend" ;; esac
+  case " $SCALE_PARTS " in *" events "*) bench_scale_events_curve "$backend" ;; esac
+}
+
+bench_scale_push_curve() { # backend
+  local backend=$1
   bench_keel_cli svc admin add scale >/dev/null
   local pw auth
   pw=$(bench_keel_cli svc app-password add scale scale | awk -F': ' '{print $NF}' | tr -d ' ')
@@ -190,15 +218,22 @@ bench_scenario() { # backend floor
   bench_sql "$backend" "DELETE FROM svc_push_devices"
   bench_seed_devices "$backend" "$((SCALE_PUSH * 10))"
   bench_scale_push "$backend" "$auth" "$((SCALE_PUSH * 10))"
+}
 
+bench_scale_accounts_curve() { # backend
+  local backend=$1
   local tokens
-  tokens=$(bench_accounts_tokens)
+  bench_accounts_tokens >/dev/null
+  tokens=$(bench_scale_tokens)
   bench_scale_seed_users "$backend" 1 800
   BENCH_LOGIN_USERS=800 bench_scale_accounts "$backend" "1,000" "$tokens" 1000
   bench_scale_seed_users "$backend" 801 "$((SCALE_USERS - 200))"
   BENCH_LOGIN_USERS=$((SCALE_USERS - 200)) \
   bench_scale_accounts "$backend" "$SCALE_USERS" "$tokens" "$SCALE_USERS"
+}
 
+bench_scale_events_curve() { # backend
+  local backend=$1
   local tenth=$((SCALE_EVENTS / 10))
   bench_scale_seed_events "$backend" "$(bench_dev_user scale-small)" 1 1000
   bench_scale_seed_events "$backend" "$(bench_dev_user scale-big)" 1001 "$tenth"
