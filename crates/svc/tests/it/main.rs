@@ -11,6 +11,7 @@ mod push_admin;
 mod push_kit;
 mod push_receipts;
 mod push_register;
+mod push_schedule;
 mod push_sdk;
 mod push_send;
 mod push_transfer;
