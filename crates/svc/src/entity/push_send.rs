@@ -19,6 +19,16 @@ pub struct Model {
     pub cancelled: bool,
     pub created_by: i64,
     pub created_at: DateTimeUtc,
+    /// Its messages by status and receipt, kept by whatever changes them
+    /// (`domain::push::counts`).
+    pub n_pending: i64,
+    pub n_queued: i64,
+    pub n_sent: i64,
+    pub n_failed: i64,
+    pub n_cancelled: i64,
+    pub n_skipped: i64,
+    pub n_receipts_ok: i64,
+    pub n_receipts_error: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Delivery;
 use super::send_batch::SendBatch;
+use crate::domain::push::counts::Delta;
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::push_send;
 use crate::expo::MAX_MESSAGES;
@@ -150,9 +151,10 @@ async fn batch_due(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
         return Ok(false);
     }
     let txn = d.db.begin_write().await?;
+    let mut delta = Delta::default();
     for chunk in due.chunks(MAX_MESSAGES) {
         let batch_id = uuid::Uuid::new_v4().to_string();
-        push_message::Entity::update_many()
+        let batched = push_message::Entity::update_many()
             .col_expr(
                 push_message::Column::Status,
                 Expr::value(MessageStatus::Batched),
@@ -165,13 +167,16 @@ async fn batch_due(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
             .filter(push_message::Column::PushToken.is_in(chunk.iter().map(String::as_str)))
             .filter(push_message::Column::Status.eq(MessageStatus::Pending))
             .exec(&txn)
-            .await?;
+            .await?
+            .rows_affected;
+        delta.moved(MessageStatus::Pending, MessageStatus::Batched, batched);
         let job = SendBatch {
             send_id: send_id.to_owned(),
             batch_id: batch_id.clone(),
         };
         jobs::enqueue_unique(&txn, &job, &format!("batch:{batch_id}"), now).await?;
     }
+    delta.apply(&txn, send_id).await?;
     txn.commit().await?;
     d.wake_worker();
     Ok(true)

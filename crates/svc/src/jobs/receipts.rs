@@ -13,6 +13,7 @@ use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, 
 use serde::{Deserialize, Serialize};
 
 use super::{DEVICE_NOT_REGISTERED, Delivery, deactivate, round_up};
+use crate::domain::push::counts::Delta;
 use crate::entity::push_message::{self, MessageStatus, ReceiptStatus};
 use crate::expo::{Failure, MAX_RECEIPT_IDS, Receipt};
 
@@ -122,6 +123,7 @@ async fn store(
 ) -> Result<bool, JobError> {
     let mut missing = false;
     let mut gone = Vec::new();
+    let mut delta = Delta::default();
     let txn = d.db.begin_write().await?;
     for (token, id, sent_at) in page {
         let Some(r) = id.as_ref().and_then(|id| receipts.get(id)) else {
@@ -144,14 +146,18 @@ async fn store(
         } else {
             ReceiptStatus::Ok
         };
-        push_message::Entity::update_many()
+        let stored = push_message::Entity::update_many()
             .col_expr(push_message::Column::ReceiptStatus, Expr::value(status))
             .col_expr(push_message::Column::ReceiptError, Expr::value(error))
             .filter(push_message::Column::SendId.eq(send_id))
             .filter(push_message::Column::PushToken.eq(token.as_str()))
+            .filter(push_message::Column::ReceiptStatus.is_null())
             .exec(&txn)
-            .await?;
+            .await?
+            .rows_affected;
+        delta.receipts(status, stored);
     }
+    delta.apply(&txn, send_id).await?;
     deactivate(&txn, &gone).await?;
     txn.commit().await?;
     Ok(missing)

@@ -2,18 +2,21 @@
 //! messages, every outcome stored in one statement with the receipts job.
 //! Devices no longer active when the batch goes out are skipped.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use keel_platform::db::Db;
 use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use keel_platform::sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::outcome::{self, Written};
 use super::receipts::Receipts;
 use super::{DEVICE_NOT_REGISTERED, Delivery, deactivate, round_up};
+use crate::domain::push::counts::{self, Delta};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
 use crate::expo::{Failure, Message, Ticket};
@@ -219,6 +222,7 @@ async fn finish(
         .collect();
     let send_id = messages.first().map_or("", |m| m.send_id.as_str());
     let txn = d.db.begin_write().await?;
+    counted(&txn, send_id, &rows).await?;
     outcome::write(&txn, send_id, &rows).await?;
     deactivate(&txn, &gone).await?;
     if let Some((send_id, at)) = receipts {
@@ -228,5 +232,28 @@ async fn finish(
         jobs::enqueue_unique(&txn, &job, &super::receipts::key(send_id, at), at).await?;
     }
     txn.commit().await?;
+    Ok(())
+}
+
+/// The send's counts moved from what the messages are now to their
+/// outcomes (a message cancelled while its batch was on its way becomes
+/// what Expo answered).
+async fn counted<C: ConnectionTrait>(
+    txn: &C,
+    send_id: &str,
+    rows: &[Written],
+) -> Result<(), JobError> {
+    let tokens: Vec<&str> = rows.iter().map(|r| r.push_token.as_str()).collect();
+    let now: HashMap<String, MessageStatus> = counts::statuses(txn, send_id, &tokens)
+        .await?
+        .into_iter()
+        .collect();
+    let mut delta = Delta::default();
+    for r in rows {
+        if let Some(from) = now.get(&r.push_token) {
+            delta.moved(*from, r.status, 1);
+        }
+    }
+    delta.apply(txn, send_id).await?;
     Ok(())
 }

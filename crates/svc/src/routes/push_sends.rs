@@ -38,9 +38,9 @@ pub struct SendView {
     created_at: chrono::DateTime<Utc>,
 }
 
-async fn view(state: &AppState, s: push_send::Model) -> Result<SendView, Error> {
-    let progress = progress::progress(&state.db, &s.id).await?;
-    Ok(SendView {
+fn view(s: push_send::Model) -> SendView {
+    let progress = Progress::of(&s);
+    SendView {
         status: progress::status_of(&s, &progress, Utc::now()),
         id: s.id,
         recipients: s.recipients,
@@ -50,7 +50,7 @@ async fn view(state: &AppState, s: push_send::Model) -> Result<SendView, Error> 
         local_time: s.local_time,
         progress,
         created_at: s.created_at,
-    })
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -110,7 +110,7 @@ pub async fn get_send(
         .one(state.db.read())
         .await?
         .ok_or_else(error::no_such_send)?;
-    Ok(Json(view(&state, s).await?))
+    Ok(Json(view(s)))
 }
 
 #[derive(Serialize, ToSchema)]

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use keel_platform::sea_orm::{EntityTrait, Set};
-use keel_svc::entity::push_device;
+use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use keel_svc::entity::{push_device, push_message};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -147,6 +147,28 @@ impl Svc {
             .one(self.app.platform().db.read())
             .await
             .unwrap()
+    }
+
+    /// The send's messages counted one by one, shaped as GET /send/{id}'s
+    /// `progress` (which reads the counts the send keeps).
+    pub async fn recount(&self, send_id: &str) -> Value {
+        use push_message::{MessageStatus as M, ReceiptStatus as R};
+        let rows = push_message::Entity::find()
+            .filter(push_message::Column::SendId.eq(send_id))
+            .all(self.app.platform().db.read())
+            .await
+            .unwrap();
+        let count = |f: &dyn Fn(&push_message::Model) -> bool| rows.iter().filter(|m| f(m)).count();
+        json!({
+            "pending": count(&|m| m.status == M::Pending),
+            "queued": count(&|m| m.status == M::Batched),
+            "sent": count(&|m| m.status == M::Sent),
+            "failed": count(&|m| m.status == M::Error),
+            "cancelled": count(&|m| m.status == M::Cancelled),
+            "skipped": count(&|m| m.status == M::Skipped),
+            "receipts_ok": count(&|m| m.receipt_status == Some(R::Ok)),
+            "receipts_error": count(&|m| m.receipt_status == Some(R::Error)),
+        })
     }
 
     pub async fn all_devices(&self) -> Vec<push_device::Model> {

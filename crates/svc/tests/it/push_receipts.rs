@@ -26,6 +26,7 @@ async fn device_not_registered_in_a_receipt_deactivates_the_device() {
     .await;
     let view = svc.send_view(&admin, &id).await;
     assert_eq!(view.body["progress"]["receipts_error"], 1);
+    assert_eq!(view.body["progress"], svc.recount(&id).await);
     assert_eq!(svc.status_of(&token(0)).await.body["active"], false);
     assert_eq!(svc.status_of(&token(1)).await.body["active"], true);
     let stats = svc.stats(&admin).await;

@@ -33,9 +33,10 @@ async fn a_send_in_the_future_is_scheduled_and_goes_out_then() {
     svc.app.jobs_settled().await;
     assert!(svc.expo.delivered().is_empty(), "nothing before send_at");
     assert_eq!(svc.send_view(&admin, &id).await.body["status"], "scheduled");
-    svc.wait_sent(&admin, &id, WITHIN).await;
+    let view = svc.wait_sent(&admin, &id, WITHIN).await;
     assert!(Utc::now() >= at);
     assert_eq!(svc.expo.delivered().len(), 3);
+    assert_eq!(view["progress"], svc.recount(&id).await);
 }
 
 #[tokio::test]
@@ -102,6 +103,7 @@ async fn a_local_time_send_is_due_at_that_time_in_each_devices_zone() {
     let view = svc.send_view(&admin, &id).await;
     assert_eq!(view.body["local_time"], "09:30");
     assert_eq!(view.body["progress"]["pending"], 4);
+    assert_eq!(view.body["progress"], svc.recount(&id).await);
     svc.app.jobs_settled().await;
     assert!(svc.expo.delivered().is_empty());
 }
@@ -165,6 +167,7 @@ async fn cancelling_a_send_under_way_stops_the_batches_not_yet_gone_out() {
     assert_eq!(view.body["status"], "cancelled");
     assert_eq!(view.body["progress"]["sent"], gone);
     assert_eq!(view.body["progress"]["cancelled"], 250 - gone);
+    assert_eq!(view.body["progress"], svc.recount(&id).await);
 }
 
 #[tokio::test]

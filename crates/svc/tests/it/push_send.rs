@@ -188,6 +188,7 @@ async fn a_400_from_expo_is_never_retried() {
     let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
     let view = svc.wait_sent(&admin, &id, WITHIN).await;
     assert_eq!(view["progress"]["failed"], 5);
+    assert_eq!(view["progress"], svc.recount(&id).await);
     svc.app.jobs_drained().await;
     assert!(svc.expo.delivered().is_empty());
     assert_eq!(svc.expo.fail_pending(), 1, "one 400 consumed, no retry");
@@ -319,6 +320,7 @@ async fn a_device_unregistered_after_a_send_was_scheduled_does_not_receive_it() 
     );
     assert_eq!(view["progress"]["sent"], 2);
     assert_eq!(view["progress"]["skipped"], 1);
+    assert_eq!(view["progress"], svc.recount(&id).await);
     let to: HashSet<String> = svc.expo.delivered().into_iter().map(|d| d.to).collect();
     assert_eq!(to, HashSet::from([tokens[0].clone(), tokens[2].clone()]));
 }

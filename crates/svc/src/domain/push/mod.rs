@@ -1,6 +1,7 @@
 //! The push module: devices, sends and their progress, statistics, the
 //! device list as CSV.
 
+pub mod counts;
 pub mod devices;
 pub mod progress;
 pub mod registration;

@@ -1,15 +1,9 @@
 //! How far a send has come.
 
 use chrono::{DateTime, Utc};
-use keel_platform::db::Db;
-use keel_platform::sea_orm::sea_query::Expr;
-use keel_platform::sea_orm::{
-    ColumnTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
-};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::entity::push_message::{self, MessageStatus, ReceiptStatus};
 use crate::entity::push_send;
 
 /// How far a send has come.
@@ -31,39 +25,21 @@ pub struct Progress {
     pub receipts_error: u64,
 }
 
-/// The send's messages counted by status and receipt, in one pass over
-/// them (a large send's progress is asked while it goes out: two passes
-/// doubled what each poll cost the database).
-pub async fn progress(db: &Db, send_id: &str) -> Result<Progress, DbErr> {
-    let groups: Vec<(MessageStatus, Option<ReceiptStatus>, i64)> = push_message::Entity::find()
-        .select_only()
-        .column(push_message::Column::Status)
-        .column(push_message::Column::ReceiptStatus)
-        .column_as(Expr::col(push_message::Column::PushToken).count(), "n")
-        .filter(push_message::Column::SendId.eq(send_id))
-        .group_by(push_message::Column::Status)
-        .group_by(push_message::Column::ReceiptStatus)
-        .into_tuple()
-        .all(db.read())
-        .await?;
-    let mut p = Progress::default();
-    for (status, receipt, n) in groups {
-        let n = u64::try_from(n).unwrap_or(0);
-        *match status {
-            MessageStatus::Pending => &mut p.pending,
-            MessageStatus::Batched => &mut p.queued,
-            MessageStatus::Sent => &mut p.sent,
-            MessageStatus::Error => &mut p.failed,
-            MessageStatus::Cancelled => &mut p.cancelled,
-            MessageStatus::Skipped => &mut p.skipped,
-        } += n;
-        match receipt {
-            Some(ReceiptStatus::Ok) => p.receipts_ok += n,
-            Some(ReceiptStatus::Error) => p.receipts_error += n,
-            None => {}
+impl Progress {
+    /// The counts the send keeps (see `counts`).
+    pub fn of(send: &push_send::Model) -> Self {
+        let n = |v: i64| u64::try_from(v).unwrap_or(0);
+        Self {
+            pending: n(send.n_pending),
+            queued: n(send.n_queued),
+            sent: n(send.n_sent),
+            failed: n(send.n_failed),
+            cancelled: n(send.n_cancelled),
+            skipped: n(send.n_skipped),
+            receipts_ok: n(send.n_receipts_ok),
+            receipts_error: n(send.n_receipts_error),
         }
     }
-    Ok(p)
 }
 
 /// Where a send stands as a whole.

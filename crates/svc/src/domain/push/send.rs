@@ -10,6 +10,7 @@ use keel_platform::sea_orm::{
 };
 use serde_json::Value;
 
+use super::counts::Delta;
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
@@ -70,6 +71,14 @@ pub async fn create(
         cancelled: Set(false),
         created_by: Set(user_id),
         created_at: Set(now),
+        n_pending: Set(0),
+        n_queued: Set(0),
+        n_sent: Set(0),
+        n_failed: Set(0),
+        n_cancelled: Set(0),
+        n_skipped: Set(0),
+        n_receipts_ok: Set(0),
+        n_receipts_error: Set(0),
     };
     push_send::Entity::insert(send)
         .exec_without_returning(&txn)
@@ -81,11 +90,15 @@ pub async fn create(
         None => add_recipients_at(&txn, &id, &req.target, send_at, at_once).await?,
         Some(at) => add_recipients_local(&txn, &id, &req.target, send_at, at).await?,
     };
+    let written = i64::try_from(recipients).unwrap_or(i64::MAX);
+    let counted = if at_once {
+        push_send::Column::NQueued
+    } else {
+        push_send::Column::NPending
+    };
     push_send::Entity::update_many()
-        .col_expr(
-            push_send::Column::Recipients,
-            Expr::value(i64::try_from(recipients).unwrap_or(i64::MAX)),
-        )
+        .col_expr(push_send::Column::Recipients, Expr::value(written))
+        .col_expr(counted, Expr::value(written))
         .filter(push_send::Column::Id.eq(id.as_str()))
         .exec(&txn)
         .await?;
@@ -204,20 +217,27 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, SendError> {
     if send.cancelled {
         return Err(SendError::NotCancellable("The send is already cancelled"));
     }
-    let res = push_message::Entity::update_many()
-        .col_expr(
-            push_message::Column::Status,
-            Expr::value(MessageStatus::Cancelled),
-        )
-        .filter(push_message::Column::SendId.eq(send_id))
-        // Batched but not yet gone out: a batch in flight overwrites its
-        // messages with what Expo answered.
-        .filter(
-            push_message::Column::Status.is_in([MessageStatus::Pending, MessageStatus::Batched]),
-        )
-        .exec(&txn)
-        .await?;
-    if res.rows_affected == 0 && send.recipients > 0 {
+    // Pending, and batched but not yet gone out (a batch in flight
+    // overwrites its messages with what Expo answered): one statement
+    // each, so the counts know how many of each.
+    let mut delta = Delta::default();
+    let mut cancelled = 0;
+    for from in [MessageStatus::Pending, MessageStatus::Batched] {
+        let n = push_message::Entity::update_many()
+            .col_expr(
+                push_message::Column::Status,
+                Expr::value(MessageStatus::Cancelled),
+            )
+            .filter(push_message::Column::SendId.eq(send_id))
+            .filter(push_message::Column::Status.eq(from))
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        delta.moved(from, MessageStatus::Cancelled, n);
+        cancelled += n;
+    }
+    delta.apply(&txn, send_id).await?;
+    if cancelled == 0 && send.recipients > 0 {
         return Err(SendError::NotCancellable(
             "Every message of this send has been handed over already",
         ));
@@ -228,5 +248,5 @@ pub async fn cancel(db: &Db, send_id: &str) -> Result<u64, SendError> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    Ok(res.rows_affected)
+    Ok(cancelled)
 }
