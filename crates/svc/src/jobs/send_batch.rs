@@ -222,7 +222,7 @@ async fn finish(
         .collect();
     let send_id = messages.first().map_or("", |m| m.send_id.as_str());
     let txn = d.db.begin_write().await?;
-    counted(&txn, send_id, &rows).await?;
+    let delta = counted(&txn, send_id, &rows).await?;
     outcome::write(&txn, send_id, &rows).await?;
     deactivate(&txn, &gone).await?;
     if let Some((send_id, at)) = receipts {
@@ -231,18 +231,21 @@ async fn finish(
         };
         jobs::enqueue_unique(&txn, &job, &super::receipts::key(send_id, at), at).await?;
     }
+    // Last: the send's row is locked from here to the commit, and every
+    // batch of the send in flight writes it.
+    delta.apply(&txn, send_id).await?;
     txn.commit().await?;
     Ok(())
 }
 
-/// The send's counts moved from what the messages are now to their
+/// How the send's counts move from what the messages are now to their
 /// outcomes (a message cancelled while its batch was on its way becomes
 /// what Expo answered).
 async fn counted<C: ConnectionTrait>(
     txn: &C,
     send_id: &str,
     rows: &[Written],
-) -> Result<(), JobError> {
+) -> Result<Delta, JobError> {
     let tokens: Vec<&str> = rows.iter().map(|r| r.push_token.as_str()).collect();
     let now: HashMap<String, MessageStatus> = counts::statuses(txn, send_id, &tokens)
         .await?
@@ -254,6 +257,5 @@ async fn counted<C: ConnectionTrait>(
             delta.moved(*from, r.status, 1);
         }
     }
-    delta.apply(txn, send_id).await?;
-    Ok(())
+    Ok(delta)
 }
