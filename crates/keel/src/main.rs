@@ -89,8 +89,6 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
         println!("{:<12} {}", l.service, l.base_url);
     }
     println!("{:<12} http://{}/metrics", "metrics", running.metrics_addr);
-    let released = startup_pages::release();
-    tracing::debug!(bytes = released, "start-up's code pages handed back");
     let token = running.shutdown_token();
     let draining = running.platform.draining.clone();
     let drain = running.platform.config.http.shutdown_drain;
@@ -111,6 +109,13 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
         }
         tracing::info!("shutting down");
         token.cancel();
+    });
+    // After the signal handler is in place, and off this path: handing
+    // back a large binary's pages takes a moment, and a SIGTERM arriving
+    // before the handler would kill keel without draining.
+    tokio::task::spawn_blocking(|| {
+        let released = startup_pages::release();
+        tracing::debug!(bytes = released, "start-up's code pages handed back");
     });
     Ok(running.wait().await?)
 }
