@@ -329,16 +329,21 @@ bench_push_send() { # auth
 # 200 registered accounts users (bench1..bench200); prints the file of
 # their access tokens.
 bench_accounts_tokens() {
-  local file="$BENCH_DIR/accounts-tokens.txt" dir="$BENCH_DIR/registrations"
-  if [ ! -s "$file" ]; then
-    mkdir -p "$dir"
-    # One file per response: parallel writers to one pipe would interleave.
-    seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/register)" \
-      -d "username=bench{}&email=bench{}@example.com&password=bench-Password-4-keel"
-    grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
-    [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not register the benchmark users"
-  fi
+  local file="$BENCH_DIR/accounts-tokens.txt"
+  [ -s "$file" ] || bench_accounts_answers "$file" /auth/register \
+    "username=bench{}&email=bench{}@example.com&password=bench-Password-4-keel"
   echo "$file"
+}
+
+# POSTs BODY (form, {} the user's number) to PATH of accounts for users
+# 1..200 and writes the access tokens answered to FILE.
+bench_accounts_answers() { # file path body
+  local dir="$1.d"
+  mkdir -p "$dir"
+  # One file per response: parallel writers to one pipe would interleave.
+  seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts "$2")" -d "$3"
+  grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$1"
+  [ "$(wc -l < "$1")" -ge 200 ] || keel_fail "accounts $2 did not answer the benchmark users"
 }
 
 

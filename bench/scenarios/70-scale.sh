@@ -145,12 +145,8 @@ bench_scale_accounts() { # backend label tokens size
 # Fresh access tokens of bench1..bench200 (those registered earlier in the
 # run may have expired by now); prints the file.
 bench_scale_tokens() {
-  local file="$BENCH_DIR/scale-tokens.txt" dir="$BENCH_DIR/scale-logins"
-  mkdir -p "$dir"
-  seq 1 200 | xargs -P 8 -I{} curl -fs -o "$dir/{}.json" -X POST "$(bench_url accounts /auth/login)" \
-    -d "login=bench{}&password=bench-Password-4-keel"
-  grep -ho '"accessToken":"[^"]*"' "$dir"/*.json | cut -d'"' -f4 > "$file"
-  [ "$(wc -l < "$file")" -ge 200 ] || keel_fail "could not sign the benchmark users in"
+  local file="$BENCH_DIR/scale-tokens.txt"
+  bench_accounts_answers "$file" /auth/login "login=bench{}&password=bench-Password-4-keel"
   echo "$file"
 }
 

@@ -40,11 +40,7 @@ impl Delta {
 
     /// `n` receipts newly in.
     pub fn receipts(&mut self, status: ReceiptStatus, n: u64) -> &mut Self {
-        let i = match status {
-            ReceiptStatus::Ok => 6,
-            ReceiptStatus::Error => 7,
-        };
-        self.changes[i] += to_i64(n);
+        self.changes[receipt_index(status)] += to_i64(n);
         self
     }
 
@@ -79,6 +75,13 @@ fn status_index(status: MessageStatus) -> usize {
         MessageStatus::Error => 3,
         MessageStatus::Cancelled => 4,
         MessageStatus::Skipped => 5,
+    }
+}
+
+fn receipt_index(status: ReceiptStatus) -> usize {
+    match status {
+        ReceiptStatus::Ok => 6,
+        ReceiptStatus::Error => 7,
     }
 }
 
