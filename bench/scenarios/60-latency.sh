@@ -4,11 +4,13 @@
 # BENCH_LATENCY_SECS (default 10) with oha (`-q` with
 # `--latency-correction`: a request that should have been sent during a
 # stall is timed from when it should have been sent, so stalls are not
-# hidden by coordinated omission). The generator and keel do not share a
-# core: keel's threads are pinned to CPU 0 and oha runs on CPU 1 (taskset;
-# BENCH_LATENCY_PIN=0 to leave both free), and the saturated rate is oha's
-# own at 64 connections, so each load is a share of what keel answers on
-# its core with this generator. Rows: the load asked and achieved, p50,
+# hidden by coordinated omission). The generator and the server do not
+# share a core: keel's threads (and on PostgreSQL the database's processes,
+# which would otherwise take the generator's core) are pinned to CPU 0 and
+# oha runs on CPU 1 (taskset; BENCH_LATENCY_PIN=0 to leave both free), and
+# the saturated rate is oha's own at 64 connections, so each load is a
+# share of what keel and its database answer on one core with this
+# generator. Rows: the load asked and achieved, p50,
 # p99, p99.9, and the goal: reads p99 <= 5 ms and writes p99 <= 15 ms at
 # 50 %, p99.9 <= 25 ms at 80 %. One user per endpoint (oha sends one set of
 # headers): accounts GET /account and GET /goals/weekly (5 goals),
@@ -33,6 +35,15 @@ p = r["latencyPercentiles"]
 ms = lambda k: "%.2f" % (1000 * (p.get(k) or 0))
 print("%.0f" % r["summary"]["requestsPerSec"], ms("p50"), ms("p99"), ms("p99.9"),
       "%.1f" % (100 * r["summary"]["successRate"]))'
+}
+
+# Every process of the local PostgreSQL server on these CPUs (the ones it
+# forks from now on inherit it from the postmaster).
+bench_pin_postgres() { # cpus
+  local pid
+  for pid in $(pgrep -x postgres); do
+    taskset -a -p -c "$1" "$pid" >/dev/null 2>&1 || true
+  done
 }
 
 # oha on the generator's core (all of them when not pinned).
@@ -77,7 +88,14 @@ bench_scenario() { # backend floor
   if [ "${BENCH_LATENCY_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
     cores="0-$(($(nproc) - 1))"
     taskset -a -p -c 0 "$(bench_keel_pid)" >/dev/null
-    echo "| $1 | latency at fixed rates: keel on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
+    if [ "$1" = postgres ]; then
+      # Unpinned again however this scenario ends.
+      trap 'bench_pin_postgres "$cores"' EXIT
+      bench_pin_postgres 0
+      echo "| $1 | latency at fixed rates: keel and PostgreSQL on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
+    else
+      echo "| $1 | latency at fixed rates: keel on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
+    fi
   fi
   local token user event
   token=$(curl -fs -X POST "$(bench_url accounts /auth/register)" \
@@ -108,6 +126,9 @@ bench_scenario() { # backend floor
     "$(bench_url usage-alerts /event)" -m POST -T application/json -d "$event" -H "Authorization: Bearer latency-writer"
   bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
     "$(bench_url channel-api /api/trpc/stream.isLive)"
-  [ -n "$cores" ] && taskset -a -p -c "$cores" "$(bench_keel_pid)" >/dev/null
+  if [ -n "$cores" ]; then
+    taskset -a -p -c "$cores" "$(bench_keel_pid)" >/dev/null
+    if [ "$1" = postgres ]; then bench_pin_postgres "$cores"; fi
+  fi
   return 0
 }
