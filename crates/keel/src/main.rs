@@ -85,6 +85,10 @@ fn names(services: &[String]) -> Vec<&str> {
 
 async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
     let running = keel::start(src, services).await?;
+    // Before the base URLs are printed: whoever reads them may signal at
+    // once, and a SIGTERM arriving before the handler is registered would
+    // kill keel without draining.
+    let mut signals = keel_platform::signals::ShutdownSignals::listen();
     for l in &running.listening {
         println!("{:<12} {}", l.service, l.base_url);
     }
@@ -93,7 +97,7 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
     let draining = running.platform.draining.clone();
     let drain = running.platform.config.http.shutdown_drain;
     tokio::spawn(async move {
-        shutdown_signal().await;
+        signals.next().await;
         if !drain.is_zero() {
             // Load balancers see /readyz fail and stop sending requests,
             // which are all still served meanwhile.
@@ -104,45 +108,16 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
             );
             tokio::select! {
                 () = tokio::time::sleep(drain) => {}
-                () = shutdown_signal() => {}
+                () = signals.next() => {}
             }
         }
         tracing::info!("shutting down");
         token.cancel();
     });
-    // After the signal handler is in place, and off this path: handing
-    // back a large binary's pages takes a moment, and a SIGTERM arriving
-    // before the handler would kill keel without draining.
+    // Off this path: handing back a large binary's pages takes a moment.
     tokio::task::spawn_blocking(|| {
         let released = startup_pages::release();
         tracing::debug!(bytes = released, "start-up's code pages handed back");
     });
     Ok(running.wait().await?)
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for SIGINT");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
 }

@@ -25,6 +25,7 @@ pub mod outbound;
 pub mod password;
 pub mod schema;
 pub mod service;
+pub mod signals;
 pub mod tasks;
 pub mod telemetry;
 pub mod time;

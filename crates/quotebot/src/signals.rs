@@ -1,26 +1,6 @@
-//! SIGTERM and SIGINT, as a future.
+//! The last word on a stop that hangs.
 
 use std::io::Write;
-
-pub async fn stop_requested() {
-    let int = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = int => {}
-        () = term => {}
-    }
-}
 
 /// Ends the process after `after` unless it ended first: the last word on
 /// a stop that hangs. Runs on its own thread, so a blocked runtime cannot

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::health::{self, Health};
 use crate::signals;
+use keel_platform::signals::ShutdownSignals;
 use supervisor::{Outcome, Supervisor};
 
 /// Key prefix of everything quotebot keeps in Redis.
@@ -26,6 +27,8 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
     // The health listener first: liveness answers while the start waits
     // for the database, a migration lock or Redis.
     let listener = health::bind(cfg.host, cfg.port).await?;
+    // Before the address is printed: a stop asked for right after is kept.
+    let mut stop_signals = ShutdownSignals::listen();
     let addr = listener.local_addr()?;
     println!("health       http://{addr}/api/health");
     let stop = CancellationToken::new();
@@ -38,7 +41,7 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
     let watch = stop.clone();
     let timing = cfg.timing.clone();
     tokio::spawn(async move {
-        signals::stop_requested().await;
+        stop_signals.next().await;
         tracing::info!(
             "stopping: the shards get {:?} to close",
             timing.shard_watchdog

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use keel_platform::cache::Cache;
 use keel_platform::db::Db;
+use keel_platform::signals::ShutdownSignals;
 use tokio_util::sync::CancellationToken;
 use twilight_gateway::{
     CloseFrame, ConfigBuilder, Event, EventTypeFlags, Intents, Shard, ShardId, StreamExt,
@@ -79,6 +80,8 @@ fn say_ready() {
 pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
     let shard_id = ShardId::new_checked(id, total)
         .ok_or_else(|| anyhow::anyhow!("--id {id} must be below --total {total}"))?;
+    // Now, not when first awaited: a stop asked for while connecting is kept.
+    let mut stop_signals = ShutdownSignals::listen();
     keel_platform::outbound::install_crypto_provider();
     let gateway_url =
         std::env::var(GATEWAY_URL_VAR).unwrap_or_else(|_| "wss://gateway.discord.gg".to_owned());
@@ -103,7 +106,7 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
     let watchdog = bot.cfg.timing.shard_watchdog;
     tokio::spawn(async move {
         tokio::select! {
-            () = signals::stop_requested() => {}
+            () = stop_signals.next() => {}
             () = orphaned() => tracing::warn!(shard = id, "the manager is gone; stopping"),
         }
         signals::watchdog(watchdog, "a shard", 1);
