@@ -73,6 +73,7 @@ struct Inner {
     receipt_errors: Mutex<HashMap<String, String>>,
     receipts_ready: Mutex<bool>,
     scripted: Mutex<VecDeque<u16>>,
+    /// Send requests still let through before holding; None: no hold.
     hold_after: Mutex<Option<usize>>,
     released: Notify,
     log: Mutex<Log>,
@@ -172,11 +173,13 @@ impl FakeExpo {
         lock(&self.inner.scripted).len()
     }
 
-    /// After `n` accepted send requests, hold further ones unanswered until
-    /// [`FakeExpo::release`]; held requests are then refused with 503 and
-    /// never count as accepted.
+    /// Let `n` more send requests through (counting those answered 200
+    /// already, as when called before a send), then hold further ones
+    /// unanswered until [`FakeExpo::release`]; held requests are then
+    /// refused with 503 and never count as accepted.
     pub fn hold_after(&self, n: usize) {
-        *lock(&self.inner.hold_after) = Some(n);
+        let answered = lock(&self.inner.log).requests.len();
+        *lock(&self.inner.hold_after) = Some(n.saturating_sub(answered));
     }
 
     /// Refuses the held requests (503) and stops holding.

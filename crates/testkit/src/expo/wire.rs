@@ -132,18 +132,24 @@ impl Drop for InFlight<'_> {
 }
 
 /// Waits while requests are held; true when released (refuse the request).
+/// Passing the gate takes one of its places under its lock, so requests
+/// arriving together cannot all pass on the same free place.
 async fn held(inner: &Inner) -> bool {
     let mut was_held = false;
     loop {
         let released = inner.released.notified();
-        let hold = *lock(&inner.hold_after);
-        match hold {
-            Some(n) if lock(&inner.log).requests.len() >= n => {
-                was_held = true;
-                released.await;
+        {
+            let mut places = lock(&inner.hold_after);
+            match places.as_mut() {
+                Some(0) => was_held = true,
+                Some(left) => {
+                    *left -= 1;
+                    return was_held;
+                }
+                None => return was_held,
             }
-            _ => return was_held,
         }
+        released.await;
     }
 }
 
