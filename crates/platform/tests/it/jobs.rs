@@ -93,8 +93,10 @@ async fn a_job_due_later_waits_for_its_time() {
         .unwrap();
     let _stop = start(&tp, registry(&runs, |_, _| None));
     // A fixed wait: what is checked is that nothing happens for a while.
+    // Read before the clock: a run seen while it is still early is early.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(count(&runs, 1), 0);
+    let ran = count(&runs, 1);
+    assert!(ran == 0 || Utc::now() >= at, "ran before its time");
     eventually(Duration::from_secs(5), || {
         (count(&runs, 1) == 1).then_some(())
     })
