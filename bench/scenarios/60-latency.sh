@@ -89,7 +89,8 @@ bench_scenario() { # backend floor
     cores="0-$(($(nproc) - 1))"
     taskset -a -p -c 0 "$(bench_keel_pid)" >/dev/null
     if [ "$1" = postgres ]; then
-      # Unpinned again however this scenario ends.
+      # Unpinned again however this scenario ends: bench/run calls it in
+      # $(...), so this trap is that subshell's and leaves bench/run's own.
       trap 'bench_pin_postgres "$cores"' EXIT
       bench_pin_postgres 0
       echo "| $1 | latency at fixed rates: keel and PostgreSQL on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
@@ -126,9 +127,6 @@ bench_scenario() { # backend floor
     "$(bench_url usage-alerts /event)" -m POST -T application/json -d "$event" -H "Authorization: Bearer latency-writer"
   bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
     "$(bench_url channel-api /api/trpc/stream.isLive)"
-  if [ -n "$cores" ]; then
-    taskset -a -p -c "$cores" "$(bench_keel_pid)" >/dev/null
-    if [ "$1" = postgres ]; then bench_pin_postgres "$cores"; fi
-  fi
+  [ -n "$cores" ] && taskset -a -p -c "$cores" "$(bench_keel_pid)" >/dev/null
   return 0
 }

@@ -12,8 +12,8 @@ pub mod manager;
 pub mod reconcile;
 pub mod schema;
 pub mod shard;
-pub mod signals;
 pub mod starter_quotes;
+pub mod watchdog;
 
 use keel_platform::service::Command;
 

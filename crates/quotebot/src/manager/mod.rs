@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::health::{self, Health};
-use crate::signals;
+use crate::watchdog;
 use keel_platform::signals::ShutdownSignals;
 use supervisor::{Outcome, Supervisor};
 
@@ -46,7 +46,7 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
             "stopping: the shards get {:?} to close",
             timing.shard_watchdog
         );
-        signals::watchdog(timing.parent_watchdog, "the manager", 1);
+        watchdog::arm(timing.parent_watchdog, "the manager", 1);
         watch.cancel();
     });
     let result = match start::prepare(&cfg, &status, &stop).await {

@@ -27,7 +27,7 @@ use crate::config::Config;
 use crate::domain::guilds;
 use crate::manager::REDIS_PREFIX;
 use crate::manager::children::{FATAL_EXIT, GATEWAY_URL_VAR, READY};
-use crate::{db, signals};
+use crate::{db, watchdog};
 
 /// What a shard's handlers share.
 pub struct Bot {
@@ -103,13 +103,13 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
     });
     let stop = CancellationToken::new();
     let watch = stop.clone();
-    let watchdog = bot.cfg.timing.shard_watchdog;
+    let grace = bot.cfg.timing.shard_watchdog;
     tokio::spawn(async move {
         tokio::select! {
             () = stop_signals.next() => {}
             () = orphaned() => tracing::warn!(shard = id, "the manager is gone; stopping"),
         }
-        signals::watchdog(watchdog, "a shard", 1);
+        watchdog::arm(grace, "a shard", 1);
         watch.cancel();
     });
     let mut schedule = tokio::time::interval(bot.cfg.timing.schedule_every);

@@ -173,13 +173,11 @@ impl FakeExpo {
         lock(&self.inner.scripted).len()
     }
 
-    /// Let `n` more send requests through (counting those answered 200
-    /// already, as when called before a send), then hold further ones
+    /// Let the next `n` send requests through, then hold further ones
     /// unanswered until [`FakeExpo::release`]; held requests are then
     /// refused with 503 and never count as accepted.
     pub fn hold_after(&self, n: usize) {
-        let answered = lock(&self.inner.log).requests.len();
-        *lock(&self.inner.hold_after) = Some(n.saturating_sub(answered));
+        *lock(&self.inner.hold_after) = Some(n);
     }
 
     /// Refuses the held requests (503) and stops holding.

@@ -5,7 +5,7 @@ use std::io::Write;
 /// Ends the process after `after` unless it ended first: the last word on
 /// a stop that hangs. Runs on its own thread, so a blocked runtime cannot
 /// hold it up.
-pub fn watchdog(after: std::time::Duration, what: &'static str, code: i32) {
+pub fn arm(after: std::time::Duration, what: &'static str, code: i32) {
     std::thread::spawn(move || {
         std::thread::sleep(after);
         tracing::error!("{what}: still running {after:?} after the stop; exiting now");
