@@ -91,7 +91,9 @@ bench_scenario() { # backend floor
     if [ "$1" = postgres ]; then
       # Unpinned again however this scenario ends: bench/run calls it in
       # $(...), so this trap is that subshell's and leaves bench/run's own.
-      trap 'bench_pin_postgres "$cores"' EXIT
+      # The cores are written in now: `cores` is gone when the trap runs.
+      # shellcheck disable=SC2064
+      trap "bench_pin_postgres $cores" EXIT
       bench_pin_postgres 0
       echo "| $1 | latency at fixed rates: keel and PostgreSQL on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
     else
