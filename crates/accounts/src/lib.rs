@@ -59,7 +59,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
     };
     let dummy_hash = keel_platform::password::dummy_hash().map_err(StartError::other)?;
     let webauthn = match &cfg.passkeys {
-        Some(p) => Some(identity::webauthn::relying_party(p)?),
+        Some(p) => Some(identity::webauthn::RelyingParty::new(p)?),
         None => None,
     };
     let base_path = cfg.path_prefix.clone();

@@ -27,7 +27,7 @@ pub struct Inner {
     /// Group-commits new weekly goals.
     pub weekly_goals: crate::domain::goal_writer::WeeklyWriter,
     /// The passkey relying party, when passkeys are configured.
-    pub webauthn: Option<webauthn_rs::Webauthn>,
+    pub webauthn: Option<crate::identity::webauthn::RelyingParty>,
 }
 
 impl Inner {
@@ -45,7 +45,12 @@ impl Inner {
     }
 
     /// The relying party (if any) and how long a ceremony lives.
-    pub fn relying_party(&self) -> (Option<&webauthn_rs::Webauthn>, std::time::Duration) {
+    pub fn relying_party(
+        &self,
+    ) -> (
+        Option<&crate::identity::webauthn::RelyingParty>,
+        std::time::Duration,
+    ) {
         let ttl = self
             .cfg
             .passkeys

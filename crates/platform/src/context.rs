@@ -72,7 +72,8 @@ impl Platform {
                 .await
                 .map_err(StartError::Redis)?,
             None => Cache::local(&config.redis_prefix),
-        };
+        }
+        .with_pseudonyms(secrets.pseudonyms());
         let http = HttpClient::new(&config.outbound).map_err(StartError::other)?;
         let mailer = Mailer::new(&config.mail).map_err(StartError::other)?;
         Ok(Self {

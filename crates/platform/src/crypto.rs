@@ -19,6 +19,8 @@ use crate::config::{ConfigError, PlatformConfig, Source};
 #[derive(Clone)]
 pub struct SecretBox {
     cipher: Aes256Gcm,
+    /// Keys [`Pseudonyms`]: derived from the same key, never the key itself.
+    pseudonym_key: [u8; 32],
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +31,14 @@ impl SecretBox {
     pub fn new(key: &[u8; 32]) -> Self {
         Self {
             cipher: Aes256Gcm::new(key.into()),
+            pseudonym_key: hmac_sha256(key, b"keel pseudonyms v1"),
         }
+    }
+
+    /// Pseudonyms keyed by this box's key: the same on every node that
+    /// shares `KEEL_SECRET_KEY`.
+    pub fn pseudonyms(&self) -> Pseudonyms {
+        Pseudonyms(self.pseudonym_key)
     }
 
     /// The box for `KEEL_SECRET_KEY` (base64 of 32 bytes), or for a key
@@ -148,6 +157,33 @@ pub fn random_code(groups: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join("-")
+}
+
+/// Stands a name (a login, an address) in for a keyed hash of it, where a
+/// name must not be readable: rate-limit keys in Redis. Without the key
+/// the hash cannot be tried against a list of likely names.
+#[derive(Clone, Copy)]
+pub struct Pseudonyms([u8; 32]);
+
+impl Pseudonyms {
+    /// Pseudonyms under a fixed key: for caches that hold no one's name
+    /// (tests, tools).
+    pub const UNKEYED: Self = Self([0; 32]);
+
+    /// 128 bits of HMAC-SHA-256 of `name`, in hex.
+    pub fn of(&self, name: &str) -> String {
+        hex::encode(&hmac_sha256(&self.0, name.as_bytes())[..16])
+    }
+}
+
+fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, Mac};
+    let Ok(mut mac) = <Hmac<Sha256> as Mac>::new_from_slice(key) else {
+        // HMAC takes a key of any length.
+        return [0; 32];
+    };
+    mac.update(data);
+    mac.finalize().into_bytes().into()
 }
 
 /// SHA-256 hex: how high-entropy tokens are stored and looked up.

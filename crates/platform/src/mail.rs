@@ -42,6 +42,17 @@ impl Job for DeliverMail {
     const MAX_ATTEMPTS: u32 = 10;
 }
 
+/// A mail to someone whose account is gone (the one saying so): its row is
+/// erased from the disk once it is sent or given up ([`Job::ERASE`]).
+#[derive(Debug, Serialize, Deserialize)]
+struct DeliverLastMail(DeliverMail);
+
+impl Job for DeliverLastMail {
+    const KIND: &'static str = "platform.mail.last";
+    const MAX_ATTEMPTS: u32 = 10;
+    const ERASE: bool = true;
+}
+
 /// Enqueues `mail` on `conn` (pass the transaction of the causing change).
 pub async fn enqueue<C: ConnectionTrait>(conn: &C, mail: Mail) -> Result<(), DbErr> {
     enqueue_at(conn, mail, chrono::Utc::now()).await
@@ -60,6 +71,16 @@ pub async fn enqueue_at<C: ConnectionTrait>(
     jobs::enqueue_at(conn, &job, at).await
 }
 
+/// Enqueues the last mail to someone whose account was deleted in the same
+/// transaction: once sent (or given up) nothing of it stays on disk.
+pub async fn enqueue_last<C: ConnectionTrait>(conn: &C, mail: Mail) -> Result<(), DbErr> {
+    let job = DeliverLastMail(DeliverMail {
+        id: uuid::Uuid::new_v4().simple().to_string(),
+        mail,
+    });
+    jobs::enqueue(conn, &job).await
+}
+
 /// Forgets the mails to any of `addresses` not sent yet (an account that
 /// is deleted takes its queued mail with it); how many.
 pub async fn forget<C: ConnectionTrait>(conn: &C, addresses: &[&str]) -> Result<u64, DbErr> {
@@ -69,15 +90,17 @@ pub async fn forget<C: ConnectionTrait>(conn: &C, addresses: &[&str]) -> Result<
         .select_only()
         .column(jobs::entity::Column::Id)
         .column(jobs::entity::Column::Payload)
-        .filter(jobs::entity::Column::Kind.eq(DeliverMail::KIND))
+        .filter(jobs::entity::Column::Kind.is_in([DeliverMail::KIND, DeliverLastMail::KIND]))
         .into_tuple()
         .all(conn)
         .await?;
     let ids: Vec<i64> = queued
         .into_iter()
         .filter(|(_, payload)| {
-            serde_json::from_str::<DeliverMail>(payload)
-                .is_ok_and(|d| wanted.contains(&d.mail.to.to_lowercase()))
+            let to = serde_json::from_str::<DeliverMail>(payload)
+                .or_else(|_| serde_json::from_str::<DeliverLastMail>(payload).map(|l| l.0))
+                .map(|d| d.mail.to.to_lowercase());
+            to.is_ok_and(|to| wanted.contains(&to))
         })
         .map(|(id, _)| id)
         .collect();
@@ -130,6 +153,11 @@ impl Mailer {
     pub fn register(&self, registry: &mut JobRegistry) {
         let mailer = self.clone();
         registry.register(move |job: DeliverMail, _ctx| {
+            let mailer = mailer.clone();
+            async move { mailer.deliver(&job.id, &job.mail).await }
+        });
+        let mailer = self.clone();
+        registry.register(move |DeliverLastMail(job), _ctx| {
             let mailer = mailer.clone();
             async move { mailer.deliver(&job.id, &job.mail).await }
         });

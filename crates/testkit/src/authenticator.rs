@@ -31,6 +31,9 @@ pub struct Answer {
     pub challenge: Option<String>,
     /// Whether the user was verified.
     pub user_verified: bool,
+    /// The page that framed the ceremony, when it ran in a frame of
+    /// another site (`crossOrigin: true` and this `topOrigin`).
+    pub framed_by: Option<String>,
 }
 
 impl Answer {
@@ -40,6 +43,15 @@ impl Answer {
             rp_id: None,
             challenge: None,
             user_verified: true,
+            framed_by: None,
+        }
+    }
+
+    /// The same answer, made inside a frame of `top_origin`'s page.
+    pub fn framed_by(self, top_origin: &str) -> Self {
+        Self {
+            framed_by: Some(top_origin.to_owned()),
+            ..self
         }
     }
 }
@@ -65,14 +77,17 @@ fn unb64(s: &str) -> Vec<u8> {
         .expect("base64url in the options")
 }
 
-fn client_data(kind: &str, challenge: &str, origin: &str) -> Vec<u8> {
-    serde_json::to_vec(&json!({
+fn client_data(kind: &str, challenge: &str, answer: &Answer) -> Vec<u8> {
+    let mut data = json!({
         "type": kind,
         "challenge": challenge,
-        "origin": origin,
-        "crossOrigin": false,
-    }))
-    .expect("client data")
+        "origin": answer.origin,
+        "crossOrigin": answer.framed_by.is_some(),
+    });
+    if let Some(top) = &answer.framed_by {
+        data["topOrigin"] = json!(top);
+    }
+    serde_json::to_vec(&data).expect("client data")
 }
 
 fn flags(answer: &Answer) -> u8 {
@@ -119,7 +134,7 @@ impl SoftPasskey {
             (Cbor::Text("authData".into()), Cbor::Bytes(auth_data)),
         ]));
         let attestation = serde_cbor_2::to_vec(&attestation).expect("CBOR");
-        let data = client_data("webauthn.create", &challenge, &answer.origin);
+        let data = client_data("webauthn.create", &challenge, answer);
         self.credential(
             json!({
                 "attestationObject": b64(&attestation),
@@ -147,7 +162,7 @@ impl SoftPasskey {
     /// An assertion with the counter as it is now (no count): a clone's.
     pub fn assertion(&self, rp_id: &str, challenge: &str, answer: &Answer) -> Value {
         let auth_data = self.auth_data(rp_id, flags(answer));
-        let data = client_data("webauthn.get", challenge, &answer.origin);
+        let data = client_data("webauthn.get", challenge, answer);
         let mut signed = auth_data.clone();
         signed.extend_from_slice(&Sha256::digest(&data));
         let signature: Signature = self.key.sign(&signed);

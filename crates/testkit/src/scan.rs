@@ -1,5 +1,6 @@
-//! Every row of every table of a database, as text: what a test scans for
-//! a value that must be gone (a deleted user's id, address and name).
+//! Every row of every table of a database, every file of a directory and
+//! every Redis key of a prefix, as text: what a test scans for a value that
+//! must be gone (a deleted user's id, address and name).
 
 use keel_platform::db::Db;
 use keel_platform::sea_orm::{ConnectionTrait, Statement};
@@ -59,4 +60,57 @@ async fn sqlite_row_sql(db: &Db, table: &str) -> String {
         "SELECT json_object({}) AS r FROM \"{table}\"",
         pairs.join(", ")
     )
+}
+
+/// `(path, bytes)` of every file under `dir`, at any depth.
+pub fn every_file(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path, bytes));
+            }
+        }
+    }
+    out
+}
+
+/// The files of `files` whose bytes hold `needle` (ASCII, any case).
+pub fn files_holding<'a>(
+    files: &'a [(std::path::PathBuf, Vec<u8>)],
+    needle: &str,
+) -> Vec<&'a std::path::Path> {
+    let needle = needle.to_ascii_lowercase().into_bytes();
+    files
+        .iter()
+        .filter(|(_, bytes)| {
+            bytes
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(&needle))
+        })
+        .map(|(p, _)| p.as_path())
+        .collect()
+}
+
+/// Every key in the test Redis that starts with `prefix`.
+pub async fn redis_keys(prefix: &str) -> Vec<String> {
+    let client = redis::Client::open(crate::redis_url()).expect("the test Redis URL");
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect to the test Redis");
+    let mut keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut conn)
+        .await
+        .expect("KEYS");
+    keys.sort();
+    keys
 }

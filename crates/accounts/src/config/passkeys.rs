@@ -15,6 +15,7 @@ const ORIGINS: &str = "KEEL_ACCOUNTS_WEBAUTHN_ORIGINS";
 const APPLE: &str = "KEEL_ACCOUNTS_APPLE_APP_IDS";
 const ANDROID: &str = "KEEL_ACCOUNTS_ANDROID_APPS";
 const TIMEOUT: &str = "KEEL_ACCOUNTS_WEBAUTHN_TIMEOUT_SECS";
+const TOP_ORIGINS: &str = "KEEL_ACCOUNTS_WEBAUTHN_TOP_ORIGINS";
 
 #[derive(Debug, Clone)]
 pub struct Passkeys {
@@ -31,6 +32,10 @@ pub struct Passkeys {
     pub android_apps: Vec<AndroidApp>,
     /// How long the authenticator may take, and a ceremony lives.
     pub timeout: Duration,
+    /// The sites whose pages may frame a passkey sign-in (WebAuthn's
+    /// `topOrigin`); none by default, so a sign-in made inside another
+    /// site's frame is refused.
+    pub top_origins: Vec<Url>,
 }
 
 #[derive(Debug, Clone)]
@@ -48,10 +53,15 @@ impl Passkeys {
     pub fn from_source(src: &Source, app_name: &str) -> Result<Option<Self>, ConfigError> {
         let apple_app_ids = src.list(APPLE);
         let android = src.list(ANDROID);
+        let framing = src.list(TOP_ORIGINS);
         let Some(rp_id) = src.get(RP_ID).map(str::trim).filter(|s| !s.is_empty()) else {
-            if let Some(var) = [(APPLE, &apple_app_ids), (ANDROID, &android)]
-                .iter()
-                .find_map(|(var, l)| (!l.is_empty()).then_some(*var))
+            if let Some(var) = [
+                (APPLE, &apple_app_ids),
+                (ANDROID, &android),
+                (TOP_ORIGINS, &framing),
+            ]
+            .iter()
+            .find_map(|(var, l)| (!l.is_empty()).then_some(*var))
             {
                 return Err(ConfigError::invalid(var, format!("needs {RP_ID}")));
             }
@@ -72,6 +82,10 @@ impl Passkeys {
                 origins.push(app.origin.clone());
             }
         }
+        let top_origins = framing
+            .iter()
+            .map(|o| parse_top_origin(o).map_err(|why| ConfigError::invalid(TOP_ORIGINS, why)))
+            .collect::<Result<Vec<_>, _>>()?;
         let timeout = src.secs_or(TIMEOUT, Duration::from_secs(300))?;
         if timeout.is_zero() || timeout > Duration::from_secs(600) {
             return Err(ConfigError::invalid(TIMEOUT, "must be 1 to 600 seconds"));
@@ -83,6 +97,7 @@ impl Passkeys {
             apple_app_ids,
             android_apps,
             timeout,
+            top_origins,
         }))
     }
 }
@@ -156,6 +171,23 @@ fn parse_origin(raw: &str, rp_id: &str) -> Result<Url, String> {
         return Err(format!(
             "{raw}: the host must be {rp_id} or a subdomain of it (the relying party id)"
         ));
+    }
+    Ok(url)
+}
+
+/// A site that may frame a sign-in: an https origin (http only on
+/// localhost), on any host.
+fn parse_top_origin(raw: &str) -> Result<Url, String> {
+    let url = Url::parse(raw).map_err(|e| format!("{raw}: {e}"))?;
+    let host = url.host_str().unwrap_or_default();
+    let secure = url.scheme() == "https" || (url.scheme() == "http" && host == "localhost");
+    if !secure || host.is_empty() {
+        return Err(format!(
+            "{raw}: must be https:// (http:// only on localhost)"
+        ));
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("{raw}: an origin has no path, query or fragment"));
     }
     Ok(url)
 }
@@ -262,7 +294,7 @@ mod tests {
             p.android_apps[0].fingerprint,
             fingerprint().to_ascii_uppercase()
         );
-        assert!(crate::identity::webauthn::relying_party(&p).is_ok());
+        assert!(crate::identity::webauthn::RelyingParty::new(&p).is_ok());
     }
 
     #[test]
@@ -308,6 +340,21 @@ mod tests {
             ),
             (&[(RP_ID, "example.com"), (TIMEOUT, "0")], TIMEOUT),
             (&[(APPLE, "ABCDE12345.com.example.app")], APPLE),
+            (&[(TOP_ORIGINS, "https://portal.example.org")], TOP_ORIGINS),
+            (
+                &[
+                    (RP_ID, "example.com"),
+                    (TOP_ORIGINS, "http://portal.example.org"),
+                ],
+                TOP_ORIGINS,
+            ),
+            (
+                &[
+                    (RP_ID, "example.com"),
+                    (TOP_ORIGINS, "https://portal.example.org/app"),
+                ],
+                TOP_ORIGINS,
+            ),
         ];
         for (pairs, var) in cases {
             let err = load(pairs).err().unwrap_or_default();
@@ -322,5 +369,20 @@ mod tests {
             (ORIGINS, "http://localhost:5173, https://app.localhost"),
         ]);
         assert_eq!(p.ok().flatten().map(|p| p.origins.len()), Some(2));
+    }
+
+    #[test]
+    fn no_site_may_frame_a_sign_in_unless_listed() {
+        let none = load(&[(RP_ID, "example.com")]).ok().flatten();
+        assert_eq!(none.map(|p| p.top_origins.len()), Some(0));
+        let listed = load(&[
+            (RP_ID, "example.com"),
+            (TOP_ORIGINS, "https://portal.example.org"),
+        ])
+        .ok()
+        .flatten()
+        .expect("valid");
+        let origins: Vec<&str> = listed.top_origins.iter().map(Url::as_str).collect();
+        assert_eq!(origins, ["https://portal.example.org/"]);
     }
 }

@@ -3,7 +3,9 @@
 //! user goes in one transaction: the user row and, by its foreign keys,
 //! sessions, refresh tokens, goals, pending email changes, verification
 //! tokens, backup codes, lockout records, passkeys and passkey ceremonies; queued mails to the user's
-//! addresses are dropped and a last mail says the account is gone.
+//! addresses are dropped and a last mail says the account is gone. Then the
+//! deleted bytes are erased from the disk (`Db::erase_freed`), and again
+//! once that last mail is sent.
 
 use keel_platform::db::Db;
 use keel_platform::mail::{self, Mail};
@@ -60,7 +62,7 @@ async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
     let refs: Vec<&str> = to.iter().map(String::as_str).collect();
     mail::forget(&txn, &refs).await?;
     user::Entity::delete_by_id(u.id.as_str()).exec(&txn).await?;
-    mail::enqueue(
+    mail::enqueue_last(
         &txn,
         Mail {
             to: u.email.clone(),
@@ -73,5 +75,7 @@ async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
         },
     )
     .await?;
-    txn.commit().await
+    txn.commit().await?;
+    // The rows are gone from queries; now from the disk (SQLite's log).
+    db.erase_freed().await
 }

@@ -12,18 +12,18 @@ use keel_platform::sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set,
 };
 use serde::{Deserialize, Serialize};
-use webauthn_rs::Webauthn;
 use webauthn_rs::prelude::{
     DiscoverableAuthentication, Passkey, PasskeyAuthentication, PublicKeyCredential,
     RequestChallengeResponse, WebauthnError,
 };
 
 use super::passkey_ceremonies::{self, Kind};
-use super::passkeys::{PasskeyError, credential_key, list, refusal};
+use super::passkeys::{PasskeyError, credential_key, framing_refusal, list, refusal};
 use super::sessions::{self, Client, Issuer, TokenPair};
 use super::users;
 use crate::entity::{passkey, user};
 use crate::id::UserId;
+use crate::identity::webauthn::RelyingParty;
 
 /// Why a passkey sign-in was refused.
 #[derive(Debug, thiserror::Error)]
@@ -67,10 +67,10 @@ enum SigningIn {
 /// are allowed; otherwise (no login, an unknown one, a user without
 /// passkeys: the answer does not say which) any discoverable passkey.
 pub async fn start(
-    (db, rp, ttl): (&Db, Option<&Webauthn>, Duration),
+    (db, rp, ttl): (&Db, Option<&RelyingParty>, Duration),
     login: Option<&str>,
 ) -> Result<(String, RequestChallengeResponse), PasskeyError> {
-    let rp = rp.ok_or(PasskeyError::Disabled)?;
+    let rp = &rp.ok_or(PasskeyError::Disabled)?.webauthn;
     let user = match login {
         Some(login) => users::find_by_login(db.read(), login).await?,
         None => None,
@@ -114,17 +114,24 @@ pub async fn start(
 /// Checks the assertion against the ceremony and the stored passkey,
 /// records its use, and opens a session as a password sign-in does.
 pub async fn finish(
-    (db, rp): (&Db, Option<&Webauthn>),
+    (db, rp): (&Db, Option<&RelyingParty>),
     issuer: &Issuer<'_>,
     ceremony_id: &str,
     credential: &PublicKeyCredential,
     client: &Client,
 ) -> Result<(user::Model, TokenPair), SignInError> {
-    let rp = rp.ok_or(PasskeyError::Disabled)?;
+    let party = rp.ok_or(PasskeyError::Disabled)?;
+    let rp = &party.webauthn;
     let state: SigningIn = passkey_ceremonies::take(db, ceremony_id, Kind::SignIn, None)
         .await
         .map_err(PasskeyError::from)?
         .ok_or(PasskeyError::NoCeremony)?;
+    party
+        .check_sign_in_framing(&credential.response.client_data_json)
+        .map_err(|e| {
+            tracing::info!(error = %e, "passkey sign-in refused");
+            SignInError::Refused(framing_refusal(e))
+        })?;
     // The passkey's row is locked from here to the commit, so two sign-ins
     // with one passkey are checked against each other's counters in turn.
     let txn = db.begin_write().await?;

@@ -14,7 +14,6 @@ use keel_platform::sea_orm::{
     QueryFilter, QueryOrder, Set,
 };
 use serde::{Deserialize, Serialize};
-use webauthn_rs::Webauthn;
 use webauthn_rs::prelude::{
     CreationChallengeResponse, Passkey, PasskeyRegistration, RegisterPublicKeyCredential, Uuid,
     WebauthnError,
@@ -27,6 +26,7 @@ use super::two_factor::Keys;
 use crate::entity::passkey::{self, ActiveModel, Column, Entity};
 use crate::entity::user;
 use crate::id::PasskeyId;
+use crate::identity::webauthn::{Framed, RelyingParty};
 
 /// Passkeys one user may hold.
 pub const MAX_PASSKEYS: u64 = 20;
@@ -78,6 +78,14 @@ pub fn refusal(e: &WebauthnError) -> &'static str {
     }
 }
 
+/// Why a framed ceremony was refused, as the client reads it.
+pub fn framing_refusal(e: Framed) -> &'static str {
+    match e {
+        Framed::ByAnotherSite => "it was made inside a frame of a site this server does not allow",
+        Framed::Unreadable => "the response is malformed or not a passkey response",
+    }
+}
+
 /// The registration's state between start and finish.
 #[derive(Serialize, Deserialize)]
 struct Registering {
@@ -107,11 +115,11 @@ pub fn credential_key(id: &[u8]) -> String {
 /// `navigator.credentials.create` (a resident key preferred, user
 /// verification required, the user's passkeys excluded) and the ceremony id.
 pub async fn start_registration(
-    (k, rp, ttl): (Keys<'_>, Option<&Webauthn>, Duration),
+    (k, rp, ttl): (Keys<'_>, Option<&RelyingParty>, Duration),
     u: &user::Model,
     proof: Proof,
 ) -> Result<(String, CreationChallengeResponse), PasskeyError> {
-    let rp = rp.ok_or(PasskeyError::Disabled)?;
+    let rp = &rp.ok_or(PasskeyError::Disabled)?.webauthn;
     proof::check(k, u, proof).await?;
     let held = list(k.db.read(), &u.id).await?;
     if held.len() as u64 >= MAX_PASSKEYS {
@@ -140,13 +148,13 @@ pub async fn start_registration(
 /// Finishes a registration: checks the attestation against the ceremony
 /// and stores the passkey as `name`.
 pub async fn finish_registration(
-    (db, rp): (&Db, Option<&Webauthn>),
+    (db, rp): (&Db, Option<&RelyingParty>),
     u: &user::Model,
     ceremony_id: &str,
     name: String,
     credential: &RegisterPublicKeyCredential,
 ) -> Result<passkey::Model, PasskeyError> {
-    let rp = rp.ok_or(PasskeyError::Disabled)?;
+    let rp = &rp.ok_or(PasskeyError::Disabled)?.webauthn;
     let reg: Registering = passkey_ceremonies::take(db, ceremony_id, Kind::Register, Some(&u.id))
         .await?
         .ok_or(PasskeyError::NoCeremony)?;
@@ -160,6 +168,12 @@ pub async fn finish_registration(
     if known.is_some() {
         return Err(PasskeyError::AlreadyRegistered);
     }
+    RelyingParty::check_registration_framing(&credential.response.client_data_json).map_err(
+        |e| {
+            tracing::info!(user = %u.id, error = %e, "passkey registration refused");
+            PasskeyError::Rejected(framing_refusal(e))
+        },
+    )?;
     let key = rp
         .finish_passkey_registration(credential, &reg.state)
         .map_err(|e| {

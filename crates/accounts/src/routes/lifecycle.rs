@@ -93,11 +93,15 @@ pub async fn export_account(
     State(state): State<AppState>,
     me: Authed,
 ) -> Result<impl IntoResponse, Error> {
-    let key = format!("accounts:export:{}", me.user.id);
     let hit = state
         .platform
         .cache
-        .hit(&key, EXPORTS_PER_HOUR, Duration::from_secs(3600))
+        .hit(
+            "accounts:export",
+            &me.user.id,
+            EXPORTS_PER_HOUR,
+            Duration::from_secs(3600),
+        )
         .await?;
     if !hit.allowed {
         return Err(error::too_many_exports(hit.retry_after.as_secs().max(1)));

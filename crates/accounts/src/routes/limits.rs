@@ -13,15 +13,16 @@ use crate::state::AppState;
 /// Sign-in attempts a minute for one login name, whatever the address.
 const LOGINS_PER_NAME: u64 = 10;
 
-/// At most `limit` hits of `key` a minute (0: no limit); 429 beyond.
-async fn within(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
+/// At most `limit` hits of `subject` under `scope` a minute (0: no
+/// limit); 429 beyond. The cache keys the subject by its pseudonym.
+async fn within(state: &AppState, scope: &str, subject: &str, limit: u64) -> Result<(), Error> {
     if limit == 0 {
         return Ok(());
     }
     let d = state
         .platform
         .cache
-        .hit(key, limit, Duration::from_secs(60))
+        .hit(scope, subject, limit, Duration::from_secs(60))
         .await?;
     if d.allowed {
         Ok(())
@@ -34,24 +35,21 @@ async fn within(state: &AppState, key: &str, limit: u64) -> Result<(), Error> {
 pub async fn login(state: &AppState, ip: IpAddr, login: &str) -> Result<(), Error> {
     within(
         state,
-        &format!("accounts:login:ip:{ip}"),
+        "accounts:login:ip",
+        &ip.to_string(),
         state.cfg.logins_per_minute,
     )
     .await?;
     let name = login.trim().to_lowercase();
-    within(
-        state,
-        &format!("accounts:login:name:{name}"),
-        LOGINS_PER_NAME,
-    )
-    .await
+    within(state, "accounts:login:name", &name, LOGINS_PER_NAME).await
 }
 
 /// A registration from `ip`.
 pub async fn register(state: &AppState, ip: IpAddr) -> Result<(), Error> {
     within(
         state,
-        &format!("accounts:register:ip:{ip}"),
+        "accounts:register:ip",
+        &ip.to_string(),
         state.cfg.registrations_per_minute,
     )
     .await
@@ -62,7 +60,8 @@ pub async fn register(state: &AppState, ip: IpAddr) -> Result<(), Error> {
 pub async fn passkey(state: &AppState, ip: IpAddr) -> Result<(), Error> {
     within(
         state,
-        &format!("accounts:passkey:ip:{ip}"),
+        "accounts:passkey:ip",
+        &ip.to_string(),
         state.cfg.logins_per_minute,
     )
     .await

@@ -10,7 +10,7 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{OwnerOnly, Visitor, cleared_cookie, same_origin, session_cookie};
+use crate::auth::{Visitor, cleared_cookie, same_origin, session_cookie};
 use crate::domain::owner;
 use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
@@ -43,18 +43,19 @@ pub struct SessionOwner {
     expires_at: chrono::DateTime<chrono::Utc>,
 }
 
-/// At most `limit` hits of `key` a minute; TOO_MANY_REQUESTS with
-/// `message` beyond.
+/// At most `limit` hits of `subject` under `scope` a minute;
+/// TOO_MANY_REQUESTS with `message` beyond. The cache keys the subject by
+/// its pseudonym.
 pub(crate) async fn limited(
     state: &AppState,
-    key: &str,
+    (scope, subject): (&str, &str),
     limit: u64,
     message: &'static str,
 ) -> Result<(), Error> {
     let d = state
         .platform
         .cache
-        .hit(key, limit, Duration::from_secs(60))
+        .hit(scope, subject, limit, Duration::from_secs(60))
         .await?;
     if d.allowed {
         Ok(())
@@ -87,7 +88,7 @@ pub async fn sign_in(
     }
     limited(
         &state,
-        &format!("channel:sign-in:ip:{}", visitor.peer),
+        ("channel:sign-in:ip", &visitor.peer.to_string()),
         PER_ADDRESS,
         SIGN_IN_LIMITED,
     )
@@ -95,7 +96,7 @@ pub async fn sign_in(
     let email = body.email.trim().to_lowercase();
     limited(
         &state,
-        &format!("channel:sign-in:email:{email}"),
+        ("channel:sign-in:email", &email),
         PER_EMAIL,
         SIGN_IN_LIMITED,
     )
@@ -124,17 +125,24 @@ pub struct SignedOut {
     success: bool,
 }
 
-/// End this session (server-side too); clears the cookie.
-#[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth", security(("session" = [])),
+/// End this session (server-side too); clears the cookie. Signing out
+/// without a live session succeeds too: there is nothing left to end.
+#[utoipa::path(post, path = "/api/auth/sign-out", tag = "auth", security((), ("session" = [])),
     responses(
         (status = 200, body = SignedOut),
-        NotOwner,
+        CrossSite,
     ))]
 pub async fn sign_out(
     State(state): State<AppState>,
-    OwnerOnly(o): OwnerOnly,
+    visitor: Visitor,
+    headers: HeaderMap,
 ) -> Result<Response, Error> {
-    owner::close_session(&state.platform.db, &o.session).await?;
+    if !same_origin(&state.cfg, &headers) {
+        return Err(error::cross_site());
+    }
+    if let Some(o) = visitor.owner {
+        owner::close_session(&state.platform.db, &o.session).await?;
+    }
     let mut resp = Json(SignedOut { success: true }).into_response();
     if let Some(c) = cleared_cookie(&state.cfg) {
         resp.headers_mut().insert(SET_COOKIE, c);

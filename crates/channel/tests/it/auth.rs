@@ -73,6 +73,39 @@ async fn sign_out_ends_the_session_on_the_server_too() {
 }
 
 #[tokio::test]
+async fn signing_out_without_a_session_succeeds_but_not_from_another_site() {
+    let ch = Channel::start().await;
+    ch.set_up().await;
+    let sign_out = |origin: &'static str, cookie: Option<&'static str>| {
+        let mut req = ch
+            .app
+            .http
+            .post(ch.url("/api/auth/sign-out"))
+            .header("origin", origin);
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        async move { finish(req.send().await.unwrap()).await }
+    };
+    for cookie in [None, Some("channel_session=not-a-session")] {
+        let r = sign_out(ORIGIN, cookie).await;
+        assert_eq!(
+            (r.status, &r.body),
+            (200, &json!({"success": true})),
+            "{cookie:?}"
+        );
+        assert!(
+            r.headers["set-cookie"]
+                .to_str()
+                .unwrap()
+                .contains("Max-Age=0")
+        );
+    }
+    let r = sign_out("https://evil.example.com", None).await;
+    assert_eq!((r.status, r.code()), (403, "FORBIDDEN"), "{}", r.text);
+}
+
+#[tokio::test]
 async fn an_expired_session_is_not_one() {
     let ch = Channel::start().await;
     ch.set_up().await;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::config::Secret;
+use crate::crypto::Pseudonyms;
 
 mod breaker;
 mod rate;
@@ -43,6 +44,8 @@ pub struct Cache {
     /// (each node then limits on its own; see `rate`).
     degraded: Arc<Mutex<Local>>,
     breaker: Breaker,
+    /// What rate-limit keys name their subject by (see `rate`).
+    pseudonyms: Pseudonyms,
 }
 
 #[derive(Clone)]
@@ -87,6 +90,7 @@ impl Cache {
             prefix: prefix.to_owned(),
             degraded: Arc::default(),
             breaker: Breaker::default(),
+            pseudonyms: Pseudonyms::UNKEYED,
         }
     }
 
@@ -147,7 +151,16 @@ impl Cache {
             prefix: prefix.to_owned(),
             degraded: Arc::default(),
             breaker: Breaker::default(),
+            pseudonyms: Pseudonyms::UNKEYED,
         }
+    }
+
+    /// Rate-limit keys name their subject by `pseudonyms` (the platform
+    /// keys them with `KEEL_SECRET_KEY`).
+    #[must_use]
+    pub fn with_pseudonyms(mut self, pseudonyms: Pseudonyms) -> Self {
+        self.pseudonyms = pseudonyms;
+        self
     }
 
     pub fn is_redis(&self) -> bool {
@@ -341,12 +354,12 @@ mod tests {
         let c = Cache::local("t:");
         let window = Duration::from_secs(3600);
         for _ in 0..3 {
-            assert!(c.hit("x", 3, window).await?.allowed);
+            assert!(c.hit("t", "x", 3, window).await?.allowed);
         }
-        let d = c.hit("x", 3, window).await?;
+        let d = c.hit("t", "x", 3, window).await?;
         assert!(!d.allowed);
         assert!(d.retry_after > Duration::ZERO && d.retry_after <= 2 * window);
-        assert!(c.hit("y", 3, window).await?.allowed);
+        assert!(c.hit("t", "y", 3, window).await?.allowed);
         Ok(())
     }
 }

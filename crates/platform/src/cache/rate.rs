@@ -35,11 +35,15 @@ local p = tonumber(redis.call('GET', KEYS[2]) or '0')
 return {c, p}";
 
 impl Cache {
-    /// Counts one hit against `key`, allowing at most `limit` hits in any
-    /// `window` (estimated as above).
+    /// Counts one hit of `subject` (an address, a login name, a user id)
+    /// against the limit `scope` names (`accounts:login:name`), allowing at
+    /// most `limit` hits in any `window` (estimated as above). The key
+    /// names the subject by its keyed pseudonym, never as it is: a Redis
+    /// key list shows no one's name or address.
     pub async fn hit(
         &self,
-        key: &str,
+        scope: &str,
+        subject: &str,
         limit: u64,
         window: Duration,
     ) -> Result<RateDecision, CacheError> {
@@ -47,6 +51,7 @@ impl Cache {
         let now_ms = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
         let slot = now_ms / window_ms;
         let elapsed = now_ms % window_ms;
+        let key = format!("{scope}:{}", self.pseudonyms.of(subject));
         let current = self.key(&format!("rl:{key}:{slot}"));
         let previous = self.key(&format!("rl:{key}:{}", slot.saturating_sub(1)));
         // A slot's count is read during the next slot too.
@@ -71,7 +76,7 @@ impl Cache {
                 match counted {
                     Ok(c) => c,
                     Err(e) => {
-                        tracing::debug!(error = %e, key, "rate limit: Redis unavailable; counting in this process");
+                        tracing::debug!(error = %e, scope, "rate limit: Redis unavailable; counting in this process");
                         count_here(&self.degraded, current, &previous, keep)
                     }
                 }

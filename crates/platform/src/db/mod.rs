@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub mod backup;
+mod erase;
 pub mod grouped;
 mod idle;
 pub mod inline;
@@ -345,6 +346,8 @@ fn sqlite_options(url: &str, cfg: &DatabaseConfig, max: u32) -> ConnectOptions {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(busy)
             .foreign_keys(true)
+            // Deleted rows are overwritten with zeros (see `erase`).
+            .pragma("secure_delete", "on")
     });
     opts
 }

@@ -31,6 +31,11 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const KIND: &'static str;
     /// Attempts before the job is marked failed.
     const MAX_ATTEMPTS: u32 = 12;
+    /// Its payload names someone whose account is gone (the mail saying it
+    /// was deleted): when it ends, done or given up, its row is deleted
+    /// (a failure is logged, not kept) and the freed pages are erased from
+    /// disk ([`Db::erase_freed`](crate::db::Db::erase_freed)).
+    const ERASE: bool = false;
 }
 
 /// How a job run ended when it did not succeed, with its cause: the log
@@ -99,10 +104,17 @@ type Handler = Arc<
     dyn Fn(serde_json::Value, JobContext) -> BoxFuture<'static, Result<(), JobError>> + Send + Sync,
 >;
 
+/// A kind's handler and whether its row is erased when it ends.
+#[derive(Clone)]
+struct Registered {
+    handler: Handler,
+    erase: bool,
+}
+
 /// The handlers this process runs, by job kind.
 #[derive(Default, Clone)]
 pub struct JobRegistry {
-    handlers: HashMap<&'static str, Handler>,
+    handlers: HashMap<&'static str, Registered>,
 }
 
 impl JobRegistry {
@@ -113,16 +125,20 @@ impl JobRegistry {
         Fut: Future<Output = Result<(), JobError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
+        let run: Handler = Arc::new(move |payload, ctx| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let job: J = serde_json::from_value(payload)
+                    .map_err(|e| JobError::fail(format!("bad payload for {}: {e}", J::KIND)))?;
+                handler(job, ctx).await
+            })
+        });
         self.handlers.insert(
             J::KIND,
-            Arc::new(move |payload, ctx| {
-                let handler = handler.clone();
-                Box::pin(async move {
-                    let job: J = serde_json::from_value(payload)
-                        .map_err(|e| JobError::fail(format!("bad payload for {}: {e}", J::KIND)))?;
-                    handler(job, ctx).await
-                })
-            }),
+            Registered {
+                handler: run,
+                erase: J::ERASE,
+            },
         );
     }
 
@@ -133,7 +149,12 @@ impl JobRegistry {
     }
 
     fn get(&self, kind: &str) -> Option<Handler> {
-        self.handlers.get(kind).cloned()
+        self.handlers.get(kind).map(|r| r.handler.clone())
+    }
+
+    /// Whether jobs of `kind` are erased when they end (see [`Job::ERASE`]).
+    fn erases(&self, kind: &str) -> bool {
+        self.handlers.get(kind).is_some_and(|r| r.erase)
     }
 }
 

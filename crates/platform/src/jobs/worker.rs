@@ -174,8 +174,14 @@ impl Worker {
                 },
             },
         };
+        let erase = self.registry.erases(&job.kind);
         let recorded = match outcome {
-            Ok(()) => self.finish(&job).await,
+            Ok(()) => self.finish(&job, erase).await,
+            Err(err) if erase && (matches!(err, JobError::Fail(_)) || ctx.is_last_attempt()) => {
+                let reason = err.reason();
+                tracing::error!(job = job.id, kind = %job.kind, attempt = ctx.attempt, error = %reason, "job failed for good; its row is erased, not kept");
+                self.finish(&job, erase).await
+            }
             Err(err) => self.reschedule(&job, ctx, err).await,
         };
         if let Err(e) = recorded {
@@ -183,14 +189,18 @@ impl Worker {
         }
     }
 
-    async fn finish(&self, job: &entity::Model) -> Result<(), DbErr> {
+    /// Deletes the job's row; with `erase`, also from the disk.
+    async fn finish(&self, job: &entity::Model, erase: bool) -> Result<(), DbErr> {
         tracing::debug!(job = job.id, kind = %job.kind, "job done");
         Entity::delete_many()
             .filter(Column::Id.eq(job.id))
             .filter(Column::LockedBy.eq(self.id.clone()))
             .exec(self.db.write())
-            .await
-            .map(|_| ())
+            .await?;
+        if erase {
+            self.db.erase_freed().await?;
+        }
+        Ok(())
     }
 
     async fn reschedule(

@@ -227,7 +227,8 @@ async fn accepted(
         .platform
         .cache
         .hit(
-            &format!("svc:submit:{}:{ip}", event.app_id),
+            &format!("svc:submit:{}", event.app_id),
+            &ip.to_string(),
             u64::from(settings.submission_rate_limit),
             std::time::Duration::from_secs(60),
         )

@@ -84,7 +84,7 @@ async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
     let db = &ctx.state.platform.db;
     limited(
         &ctx.state,
-        &format!("channel:setup:ip:{}", ctx.peer),
+        ("channel:setup:ip", &ctx.peer.to_string()),
         ATTEMPTS_PER_ADDRESS,
         "Too many set-up attempts; try again in a minute",
     )

@@ -135,7 +135,7 @@ async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
 async fn viewer_token(ctx: Ctx) -> Result<ViewerToken, Error> {
     limited(
         &ctx.state,
-        &format!("channel:viewer-token:ip:{}", ctx.peer),
+        ("channel:viewer-token:ip", &ctx.peer.to_string()),
         ctx.state.cfg.viewer_tokens_per_minute,
         "Too many viewer tokens asked for; try again in a minute",
     )
