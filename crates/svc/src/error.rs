@@ -53,6 +53,7 @@ pub mod code {
     pub const FORM_EXISTS: &str = "form_exists";
     pub const SEND_NOT_FOUND: &str = "svc_push_send_not_found";
     pub const NOT_CANCELLABLE: &str = "svc_push_not_cancellable";
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "svc_push_idempotency_key_reused";
     pub const DEVICE_NOT_FOUND: &str = "svc_push_device_not_found";
     pub const INVALID_FILE_TYPE: &str = "invalid_file_type";
     pub const INVALID_USERNAME: &str = "invalid_username";
@@ -254,6 +255,11 @@ impl From<SendError> for Error {
         match e {
             SendError::NotFound => Error::not_found(SEND_NOT_FOUND, e.to_string()),
             SendError::NotCancellable(_) => Error::conflict(NOT_CANCELLABLE, e.to_string()),
+            SendError::KeyReused => Error::api(
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                IDEMPOTENCY_KEY_REUSED,
+                e.to_string(),
+            ),
             SendError::Broken(cause) => Error::internal(cause),
             SendError::Db(db) => Error::from(db),
         }

@@ -35,6 +35,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "push_send_counts",
             up: push_send_counts,
         },
+        Migration {
+            version: 5,
+            name: "push_idempotency_keys",
+            up: push_idempotency_keys,
+        },
     ],
 };
 
@@ -308,3 +313,26 @@ const SEND_COUNTS: [(&str, &str); 8] = [
     ("n_receipts_ok", "m.receipt_status = 'ok'"),
     ("n_receipts_error", "m.receipt_status = 'error'"),
 ];
+
+/// The `Idempotency-Key`s of `POST /send`: one row per admin and key, kept
+/// 24 hours (a new table; nothing is rewritten).
+fn push_idempotency_keys(b: DbBackend) -> Vec<Statement> {
+    let keys = Table::create()
+        .table("svc_push_idempotency_keys")
+        .col(ColumnDef::new("user_id").big_integer().not_null())
+        .col(s("idempotency_key", 255))
+        .col(s("fingerprint", 64))
+        .col(s("send_id", 36))
+        .col(s("status", 16))
+        .col(ts("created_at"))
+        .primary_key(Index::create().col("user_id").col("idempotency_key"))
+        .foreign_key(
+            &mut ForeignKey::create()
+                .from("svc_push_idempotency_keys", "user_id")
+                .to("svc_users", "id")
+                .on_delete(ForeignKeyAction::Cascade)
+                .to_owned(),
+        )
+        .to_owned();
+    build_all(b, &[&keys])
+}

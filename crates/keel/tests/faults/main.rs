@@ -8,6 +8,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod disk;
+mod haproxy;
 mod harness;
 mod kills;
 mod load;
@@ -16,6 +17,7 @@ mod partition;
 mod postgres;
 mod providers;
 mod redis;
+mod replay;
 mod rolling;
 mod stored;
 

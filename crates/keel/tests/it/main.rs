@@ -14,6 +14,7 @@ mod process;
 mod provider_sdks;
 mod push_common;
 mod push_crash;
+mod push_idempotency_nodes;
 mod push_shared_rate;
 mod secrets;
 mod services;

@@ -4,6 +4,7 @@ pub mod app_password;
 pub mod audit;
 pub mod form;
 pub mod push_device;
+pub mod push_idempotency_key;
 pub mod push_message;
 pub mod push_send;
 pub mod session;

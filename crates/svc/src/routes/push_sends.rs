@@ -1,7 +1,8 @@
 //! POST /send, GET and DELETE /send/{id}.
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use keel_platform::http::Json;
 use keel_platform::sea_orm::EntityTrait;
@@ -10,6 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::{Admin, Push};
+use crate::domain::push::idempotency::IdempotencyKey;
 use crate::domain::push::progress::{self, Progress, SendStatus};
 use crate::domain::push::request::SendRequest;
 use crate::domain::push::send;
@@ -60,37 +62,53 @@ pub struct SendAccepted {
     recipients: i64,
 }
 
-/// Send or schedule a notification.
+/// The request header that makes a send safe to retry.
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// The answer header that says it repeats an earlier answer.
+const REPLAYED: &str = "idempotent-replayed";
+
+/// Send or schedule a notification. With an `Idempotency-Key`, a retry of
+/// the same request within 24 hours answers the first answer again (with
+/// `Idempotent-Replayed: true`) and sends nothing more.
 #[utoipa::path(post, path = "/send", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, max_length = 255, pattern = "^[!-~]{1,255}$",
+            description = "A key of the client's choosing (a UUID): the same key from the same admin within 24 hours answers the first send's answer and sends nothing more; with a different request it is 422"),
+    ),
     request_body(description = "JSON. Form fields are read too (urlencoded with bracketed keys, `target[push_tokens][]=...`, or multipart with `data` and `target` as JSON parts), though a form cannot say `null`", content(
         (SendRequest = "application/json"),
     )),
     responses(
-        (status = 202, body = SendAccepted),
+        (status = 202, body = SendAccepted, headers(
+            ("Idempotent-Replayed" = String, description = "`true` when this repeats the answer to an earlier request with the same Idempotency-Key"),
+        )),
         (status = 400, body = ErrorBody),
         NotPushAdmin,
+        (status = 422, description = IDEMPOTENCY_KEY_REUSED, body = ErrorBody),
     ))]
 pub async fn send_notification(
     State(state): State<AppState>,
     admin: Admin<Push>,
+    headers: HeaderMap,
     Fields(body): Fields,
-) -> Result<(StatusCode, Json<SendAccepted>), Error> {
+) -> Result<Response, Error> {
+    let key = headers
+        .get(IDEMPOTENCY_KEY)
+        .map(|v| IdempotencyKey::parse(v.as_bytes()))
+        .transpose()
+        .map_err(|e| error::invalid_param(e.to_string()))?;
     let req = SendRequest::parse(&body)?;
-    let s = send::create(&state.db, req, admin.user.id).await?;
+    let made = send::create(&state.db, req, (admin.user.id, key.as_ref())).await?;
+    let accepted = Json(SendAccepted {
+        status: made.status,
+        id: made.send.id,
+        recipients: made.send.recipients,
+    });
+    if made.replayed {
+        return Ok((StatusCode::ACCEPTED, [(REPLAYED, "true")], accepted).into_response());
+    }
     state.platform.wake_jobs();
-    // Just made: every recipient is pending (no need to count them).
-    let fresh = Progress {
-        pending: u64::try_from(s.recipients).unwrap_or(0),
-        ..Progress::default()
-    };
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(SendAccepted {
-            status: progress::status_of(&s, &fresh, Utc::now()),
-            id: s.id,
-            recipients: s.recipients,
-        }),
-    ))
+    Ok((StatusCode::ACCEPTED, accepted).into_response())
 }
 
 /// A send's progress.

@@ -3,6 +3,7 @@
 
 pub mod counts;
 pub mod devices;
+pub mod idempotency;
 pub mod progress;
 pub mod registration;
 pub mod request;

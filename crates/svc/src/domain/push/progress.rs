@@ -1,7 +1,7 @@
 //! How far a send has come.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::entity::push_send;
@@ -43,7 +43,7 @@ impl Progress {
 }
 
 /// Where a send stands as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SendStatus {
     /// Nothing due yet.

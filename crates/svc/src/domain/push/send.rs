@@ -11,6 +11,8 @@ use keel_platform::sea_orm::{
 use serde_json::Value;
 
 use super::counts::Delta;
+use super::idempotency::{self, Claimed, IdempotencyKey};
+use super::progress::{self, Progress, SendStatus};
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
 use crate::entity::{push_device, push_send};
@@ -23,6 +25,9 @@ pub enum SendError {
     NotFound,
     #[error("{0}")]
     NotCancellable(&'static str),
+    /// The `Idempotency-Key` was used with another request within a day.
+    #[error("This Idempotency-Key was used for a different request in the last 24 hours")]
+    KeyReused,
     /// What keel wrote could not be read back or built.
     #[error("the send could not be written: {0}")]
     Broken(#[source] Cause),
@@ -48,17 +53,45 @@ fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
     c
 }
 
+/// A send made, or the one an earlier request with the same
+/// `Idempotency-Key` made; with the status its first answer gave.
+pub struct Created {
+    pub send: push_send::Model,
+    pub status: SendStatus,
+    pub replayed: bool,
+}
+
 /// Records the send and one message per recipient, and schedules its
-/// dispatch, in one transaction.
+/// dispatch, in one transaction. With `key` (the admin's
+/// `Idempotency-Key`), a request made with it in the last day is answered
+/// from what it made (see [`idempotency`]).
 pub async fn create(
     db: &Db,
     req: SendRequest,
-    user_id: i64,
-) -> Result<push_send::Model, SendError> {
+    (user_id, key): (i64, Option<&IdempotencyKey>),
+) -> Result<Created, SendError> {
     let now = Utc::now();
     let send_at = req.send_at.filter(|t| *t > now).unwrap_or(now);
     let id = uuid::Uuid::now_v7().to_string();
     let txn = db.begin_write().await?;
+    if let Some(key) = key {
+        let print = idempotency::fingerprint(&req);
+        match idempotency::claim(&txn, (user_id, key), &print, &id).await? {
+            Claimed::Fresh => {}
+            Claimed::Mismatch => return Err(SendError::KeyReused),
+            Claimed::Replay { send_id, status } => {
+                let send = push_send::Entity::find_by_id(send_id.as_str())
+                    .one(&txn)
+                    .await?
+                    .ok_or(SendError::NotFound)?;
+                return Ok(Created {
+                    send,
+                    status,
+                    replayed: true,
+                });
+            }
+        }
+    }
     let send = push_send::ActiveModel {
         id: Set(id.clone()),
         title: Set(req.title),
@@ -111,11 +144,24 @@ pub async fn create(
         .one(&txn)
         .await?
         .ok_or_else(|| SendError::Broken("the send vanished after it was written".into()))?;
+    // Just made: every recipient is pending (no need to count them).
+    let fresh = Progress {
+        pending: u64::try_from(saved.recipients).unwrap_or(0),
+        ..Progress::default()
+    };
+    let status = progress::status_of(&saved, &fresh, now);
+    if let Some(key) = key {
+        idempotency::settle(&txn, (user_id, key), status).await?;
+    }
     txn.commit().await?;
     if at_once {
         dispatch::refresh_statistics(db, saved.recipients).await?;
     }
-    Ok(saved)
+    Ok(Created {
+        send: saved,
+        status,
+        replayed: false,
+    })
 }
 
 /// One `INSERT ... SELECT`: every matching device, due at `due`; with
