@@ -73,14 +73,22 @@ keel_ensure_test_packages() {
   done
 }
 
-# The Python tools the tests drive (schemathesis), from their hashed lock
-# file, in a virtual environment in the build directory (out of the source
-# tree; testkit finds it beside the test binaries); installed again only
-# when the lock file changed.
+# The Python tools the tests drive, each set from its hashed lock file, in
+# a virtual environment of its own in the build directory (out of the
+# source tree; testkit finds them beside the test binaries); installed
+# again only when the lock file changed: schemathesis, and the checkers
+# no one here wrote (kubernetes-validate for the deployment files, dkimpy
+# for the mail's signatures).
 keel_ensure_python_packages() {
   command -v python3 >/dev/null || keel_fail "python3 is not installed (3.10+ is needed for the API fuzzing tests)"
-  local dir=crates/testkit/schemathesis venv="${CARGO_TARGET_DIR:-target}/tools/schemathesis"
-  if [ ! -x "$venv/bin/st" ] || ! cmp -s "$dir/requirements.txt" "$venv/.keel-lock"; then
+  keel_python_set crates/testkit/schemathesis schemathesis st
+  keel_python_set crates/testkit/checkers checkers kubernetes-validate
+}
+
+# keel_python_set DIR NAME PROBE: DIR/requirements.txt into tools/NAME.
+keel_python_set() {
+  local dir=$1 venv="${CARGO_TARGET_DIR:-target}/tools/$2" probe=$3
+  if [ ! -x "$venv/bin/$probe" ] || ! cmp -s "$dir/requirements.txt" "$venv/.keel-lock"; then
     echo "installing the Python packages of $dir into $venv" >&2
     rm -rf "$venv"
     mkdir -p "$(dirname "$venv")"

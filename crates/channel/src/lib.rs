@@ -134,14 +134,10 @@ fn api_app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         live,
         playlist: domain::playlist::Playlist::default(),
         dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
-        trusted: {
-            let mut t = platform.config.http.trusted_proxies.clone();
-            t.extend([
-                std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
-                std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
-            ]);
-            t
-        },
+        trusted: platform.config.http.trusted_proxies.clone().and([
+            std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
+            std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+        ]),
     });
     Ok(ServiceApp {
         name: API,

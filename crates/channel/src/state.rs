@@ -27,5 +27,5 @@ pub struct Inner {
     pub dummy_hash: String,
     /// Whose `X-Forwarded-For` is believed: `KEEL_TRUSTED_PROXIES` and
     /// loopback (channel-web forwarding from this host).
-    pub trusted: Vec<std::net::IpAddr>,
+    pub trusted: keel_platform::config::TrustedProxies,
 }

@@ -26,7 +26,7 @@ pub struct Proxy {
     /// The API's base URL, without a trailing slash.
     base: String,
     limit: usize,
-    trusted: Vec<IpAddr>,
+    trusted: keel_platform::config::TrustedProxies,
 }
 
 /// Headers that belong to one connection, never forwarded.
@@ -51,7 +51,7 @@ impl Proxy {
         base: &str,
         timeout: Duration,
         limit: usize,
-        trusted: Vec<IpAddr>,
+        trusted: keel_platform::config::TrustedProxies,
     ) -> Result<Self, ProxyClientError> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -254,7 +254,10 @@ mod tests {
 
     fn proxy(trusted: &[&str]) -> Proxy {
         keel_platform::outbound::install_crypto_provider();
-        let trusted = trusted.iter().filter_map(|t| t.parse().ok()).collect();
+        let trusted = trusted
+            .iter()
+            .filter_map(|t| t.parse::<IpAddr>().ok())
+            .collect();
         Proxy::new("http://127.0.0.1:9", Duration::from_secs(1), 1024, trusted)
             .unwrap_or_else(|e| unreachable!("{e}"))
     }

@@ -107,7 +107,7 @@ pub struct HttpConfig {
     /// While the process starts, how long an ordinary request waits for the
     /// service to be ready before it is answered 503.
     pub start_hold: Duration,
-    pub trusted_proxies: Vec<IpAddr>,
+    pub trusted_proxies: TrustedProxies,
 }
 
 #[derive(Debug, Clone)]
@@ -273,15 +273,50 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
     })
 }
 
-fn trusted_proxies(src: &Source) -> Result<Vec<IpAddr>, ConfigError> {
+fn trusted_proxies(src: &Source) -> Result<TrustedProxies, ConfigError> {
     src.list("KEEL_TRUSTED_PROXIES")
         .iter()
         .map(|p| {
-            p.parse().map_err(|_| {
-                ConfigError::invalid("KEEL_TRUSTED_PROXIES", format!("not an IP address: {p:?}"))
-            })
+            p.parse::<ipnet::IpNet>()
+                .or_else(|_| p.parse::<IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    ConfigError::invalid(
+                        "KEEL_TRUSTED_PROXIES",
+                        format!("not an IP address or network (10.0.0.5, 10.0.0.0/8): {p:?}"),
+                    )
+                })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()
+        .map(TrustedProxies)
+}
+
+/// The proxies whose `X-Forwarded-For` is believed: addresses and networks
+/// (`10.0.0.5`, `10.0.0.0/8`: a Kubernetes Ingress controller's pods).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<ipnet::IpNet>);
+
+impl TrustedProxies {
+    pub fn contains(&self, ip: &IpAddr) -> bool {
+        // An IPv4 peer may arrive as an IPv4-mapped IPv6 address.
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(*ip, IpAddr::V4),
+            v4 => *v4,
+        };
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+
+    /// These and `more` (addresses).
+    #[must_use]
+    pub fn and(mut self, more: impl IntoIterator<Item = IpAddr>) -> Self {
+        self.0.extend(more.into_iter().map(ipnet::IpNet::from));
+        self
+    }
+}
+
+impl FromIterator<IpAddr> for TrustedProxies {
+    fn from_iter<I: IntoIterator<Item = IpAddr>>(iter: I) -> Self {
+        Self::default().and(iter)
+    }
 }
 
 fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {

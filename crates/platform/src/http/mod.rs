@@ -185,7 +185,7 @@ pub async fn serve(
 /// connection came from (loopback when the server did not record it).
 pub fn request_client_ip(
     parts: &http::request::Parts,
-    trusted: &[std::net::IpAddr],
+    trusted: &crate::config::TrustedProxies,
 ) -> std::net::IpAddr {
     let peer = parts
         .extensions
@@ -200,7 +200,7 @@ pub fn request_client_ip(
 pub fn client_ip(
     peer: std::net::IpAddr,
     headers: &http::HeaderMap,
-    trusted: &[std::net::IpAddr],
+    trusted: &crate::config::TrustedProxies,
 ) -> std::net::IpAddr {
     if !trusted.contains(&peer) {
         return peer;
@@ -237,12 +237,40 @@ mod tests {
             "x-forwarded-for",
             http::HeaderValue::from_static("1.1.1.1, 10.0.0.2"),
         );
-        let trusted = [ip("10.0.0.1"), ip("10.0.0.2")];
+        let trusted: crate::config::TrustedProxies =
+            [ip("10.0.0.1"), ip("10.0.0.2")].into_iter().collect();
         assert_eq!(client_ip(ip("9.9.9.9"), &h, &trusted), ip("9.9.9.9"));
         assert_eq!(client_ip(ip("10.0.0.1"), &h, &trusted), ip("1.1.1.1"));
         assert_eq!(
             client_ip(ip("10.0.0.1"), &http::HeaderMap::new(), &trusted),
             ip("10.0.0.1")
         );
+    }
+
+    #[test]
+    fn a_trusted_network_covers_every_address_in_it() {
+        let src = crate::config::Source::from_pairs([(
+            "KEEL_TRUSTED_PROXIES",
+            "10.0.0.0/8, 192.168.1.7, fd00::/8",
+        )]);
+        let cfg = crate::config::PlatformConfig::from_source(&src).expect("valid");
+        let trusted = &cfg.http.trusted_proxies;
+        for yes in ["10.1.2.3", "192.168.1.7", "::ffff:10.9.9.9", "fd00::1"] {
+            assert!(trusted.contains(&ip(yes)), "{yes}");
+        }
+        for no in ["11.0.0.1", "192.168.1.8", "fe80::1"] {
+            assert!(!trusted.contains(&ip(no)), "{no}");
+        }
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            http::HeaderValue::from_static("1.1.1.1, 10.4.4.4"),
+        );
+        assert_eq!(client_ip(ip("10.0.0.9"), &h, trusted), ip("1.1.1.1"));
+        let bad = crate::config::Source::from_pairs([("KEEL_TRUSTED_PROXIES", "10.0.0.0/33")]);
+        let err = crate::config::PlatformConfig::from_source(&bad)
+            .err()
+            .map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("KEEL_TRUSTED_PROXIES")));
     }
 }

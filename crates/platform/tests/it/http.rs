@@ -85,7 +85,7 @@ fn http_config(timeout: Duration) -> HttpConfig {
         shutdown_grace: Duration::from_secs(5),
         shutdown_drain: Duration::ZERO,
         start_hold: Duration::from_secs(1),
-        trusted_proxies: Vec::new(),
+        trusted_proxies: keel_platform::config::TrustedProxies::default(),
     }
 }
 
