@@ -1,7 +1,8 @@
 #!/bin/sh
 # The postgres:18 image's start, in short: initialise $PGDATA on first
-# start with POSTGRES_USER / POSTGRES_PASSWORD / POSTGRES_DB, then run the
-# server as the postgres user, listening on every interface.
+# start with POSTGRES_USER / POSTGRES_PASSWORD (or POSTGRES_PASSWORD_FILE)
+# / POSTGRES_DB, then run the server as the postgres user, listening on
+# every interface.
 set -eu
 if [ "$(id -u)" = 0 ]; then
   mkdir -p "$PGDATA"
@@ -14,7 +15,10 @@ user="${POSTGRES_USER:-postgres}"
 db="${POSTGRES_DB:-$user}"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   pwfile=$(mktemp)
-  printf '%s\n' "${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}" > "$pwfile"
+  if [ -n "${POSTGRES_PASSWORD_FILE:-}" ]; then
+    POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE")
+  fi
+  printf '%s\n' "${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD or POSTGRES_PASSWORD_FILE}" > "$pwfile"
   initdb -D "$PGDATA" --username="$user" --pwfile="$pwfile" \
     --auth-local=trust --auth-host=scram-sha-256 >/dev/null
   rm -f "$pwfile"

@@ -6,8 +6,8 @@
 ARG BASE=keel-ci/debian-services:bookworm
 ARG RUNTIME_IMAGE=keel-ci/distroless-cc:nonroot
 
-# postgres:18 as the stack uses it: POSTGRES_USER, POSTGRES_PASSWORD and
-# POSTGRES_DB on first start, data under /var/lib/postgresql, password
+# postgres:18 as the stack uses it: POSTGRES_USER, POSTGRES_PASSWORD_FILE
+# and POSTGRES_DB on first start, data under /var/lib/postgresql, password
 # authentication over the network, pg_isready.
 FROM ${BASE} AS postgres
 COPY postgres-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
@@ -18,8 +18,8 @@ EXPOSE 5432
 ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]
 CMD ["postgres"]
 
-# redis:8 as the stack uses it: no persistence asked for, reachable from
-# the network without a password (protected mode off, as the image has it).
+# redis:8 as the stack uses it: redis-server and redis-cli on PATH and a
+# shell; the stack's command gives the configuration (password included).
 FROM ${BASE} AS redis
 USER redis
 EXPOSE 6379

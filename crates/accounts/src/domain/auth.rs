@@ -55,10 +55,10 @@ pub struct Registration {
 const VERIFY_TTL_HOURS: i64 = 24;
 
 /// Creates the user, opens its first session and sends the verification
-/// mail (with a link when `verify_link` is set).
+/// mail (with a link when `verify_link` is set), from `app_name`.
 pub async fn register(
     db: &Db,
-    (issuer, verify_link): (&Issuer<'_>, Option<&str>),
+    (issuer, verify_link, app_name): (&Issuer<'_>, Option<&str>, &str),
     r: Registration,
     client: &Client,
 ) -> Result<(user::Model, TokenPair), AuthError> {
@@ -107,7 +107,7 @@ pub async fn register(
         }
         Err(e) => return Err(e.into()),
     };
-    send_verification(&txn, verify_link, &created).await?;
+    send_verification(&txn, (verify_link, app_name), &created).await?;
     let pair = sessions::open(&txn, issuer, &created.id, client).await?;
     txn.commit().await?;
     Ok((created, pair))
@@ -115,7 +115,7 @@ pub async fn register(
 
 async fn send_verification<C: ConnectionTrait>(
     conn: &C,
-    verify_link: Option<&str>,
+    (verify_link, app_name): (Option<&str>, &str),
     u: &user::Model,
 ) -> Result<(), DbErr> {
     let token = crypto::random_token(32);
@@ -137,6 +137,7 @@ async fn send_verification<C: ConnectionTrait>(
     mail::enqueue(
         conn,
         Mail {
+            from_name: Some(app_name.to_owned()),
             to: u.email.clone(),
             subject: "Verify your email address".to_owned(),
             text,

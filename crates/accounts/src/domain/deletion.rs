@@ -65,6 +65,7 @@ async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
     mail::enqueue_last(
         &txn,
         Mail {
+            from_name: Some(app_name.to_owned()),
             to: u.email.clone(),
             subject: format!("Your {app_name} account was deleted"),
             text: format!(

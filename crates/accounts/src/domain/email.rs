@@ -37,6 +37,8 @@ pub enum EmailChangeError {
 /// How confirmations are mailed.
 #[derive(Clone, Copy)]
 pub struct Mailing<'a> {
+    /// Who the mails are from (the app's name).
+    pub app_name: &'a str,
     /// Prepended to the token to make a link in the mail, if set.
     pub link: Option<&'a str>,
     /// At most one confirmation per user this often.
@@ -140,6 +142,7 @@ async fn issue<C: ConnectionTrait>(
     mail::enqueue(
         conn,
         Mail {
+            from_name: Some(mailing.app_name.to_owned()),
             to: to.to_owned(),
             subject: "Confirm your new email address".to_owned(),
             text: format!(
@@ -153,10 +156,10 @@ async fn issue<C: ConnectionTrait>(
     Ok(())
 }
 
-/// Applies the pending change the token belongs to.
+/// Applies the pending change the token belongs to; the old address is
+/// told, in a mail from `app_name`.
 pub async fn confirm(
-    db: &Db,
-    cache: &SessionCache,
+    (db, cache, app_name): (&Db, &SessionCache, &str),
     u: &user::Model,
     token: &str,
 ) -> Result<String, EmailChangeError> {
@@ -185,6 +188,7 @@ pub async fn confirm(
     mail::enqueue(
         &txn,
         Mail {
+            from_name: Some(app_name.to_owned()),
             to: u.email.clone(),
             subject: "Your email address was changed".to_owned(),
             text: format!(

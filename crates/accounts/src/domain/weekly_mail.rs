@@ -127,6 +127,7 @@ fn compose(s: &Sender<'_>, u: &user::Model, w: &Summary<'_>) -> Mail {
     let token = notifications::unsubscribe_token(s.secrets, &u.id);
     let unsubscribe = format!("{}/notifications/unsubscribe/{token}", s.public_url);
     Mail {
+        from_name: Some(s.app.name.to_owned()),
         to: u.email.clone(),
         subject: words::subject(s.app.name, w),
         text: words::text(&s.app, u, w, &unsubscribe),

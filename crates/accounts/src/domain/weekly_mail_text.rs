@@ -18,14 +18,20 @@ pub struct App<'a> {
     pub url: Option<&'a str>,
 }
 
+/// `n` and the noun, singular for one.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 pub fn subject(app_name: &str, w: &Summary<'_>) -> String {
     let all = w.completed + w.open;
     if all == 0 {
         format!("Your week in {app_name}")
     } else {
         format!(
-            "Your week in {app_name}: {} of {all} goals done",
-            w.completed
+            "Your week in {app_name}: {} of {} done",
+            w.completed,
+            count(all, "goal", "goals")
         )
     }
 }
@@ -33,8 +39,17 @@ pub fn subject(app_name: &str, w: &Summary<'_>) -> String {
 fn goals_line(w: &Summary<'_>) -> String {
     match (w.completed, w.open) {
         (0, 0) => "You set no new weekly goals this week.".to_owned(),
+        (1, 0) => "You completed this week's goal. Well done!".to_owned(),
         (c, 0) => format!("You completed all {c} of this week's goals. Well done!"),
-        (c, o) => format!("This week you completed {c} goals; {o} are still open."),
+        (c, o) => format!(
+            "This week you completed {}; {} still open.",
+            count(c, "goal", "goals"),
+            if o == 1 {
+                "1 is".to_owned()
+            } else {
+                format!("{o} are")
+            }
+        ),
     }
 }
 
@@ -91,4 +106,57 @@ pub fn html(s: &App<'_>, u: &user::Model, w: &Summary<'_>, unsubscribe: &str) ->
         escape_html(unsubscribe)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn week(completed: usize, open: usize) -> Summary<'static> {
+        Summary {
+            completed,
+            open,
+            due_soon: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_count_reads_right_in_the_singular_and_the_plural() {
+        let cases = [
+            (
+                (0, 0),
+                "Your week in App",
+                "You set no new weekly goals this week.",
+            ),
+            (
+                (0, 1),
+                "Your week in App: 0 of 1 goal done",
+                "This week you completed 0 goals; 1 is still open.",
+            ),
+            (
+                (1, 0),
+                "Your week in App: 1 of 1 goal done",
+                "You completed this week's goal. Well done!",
+            ),
+            (
+                (1, 1),
+                "Your week in App: 1 of 2 goals done",
+                "This week you completed 1 goal; 1 is still open.",
+            ),
+            (
+                (2, 3),
+                "Your week in App: 2 of 5 goals done",
+                "This week you completed 2 goals; 3 are still open.",
+            ),
+            (
+                (3, 0),
+                "Your week in App: 3 of 3 goals done",
+                "You completed all 3 of this week's goals. Well done!",
+            ),
+        ];
+        for ((c, o), subj, line) in cases {
+            assert_eq!(subject("App", &week(c, o)), subj);
+            assert_eq!(goals_line(&week(c, o)), line);
+        }
+    }
 }

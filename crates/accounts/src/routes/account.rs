@@ -203,7 +203,12 @@ pub async fn confirm_email_change(
     me: Authed,
     Path(token): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let new = email::confirm(state.db(), &state.sessions, &me.user, &token).await?;
+    let new = email::confirm(
+        (state.db(), &state.sessions, &state.cfg.app_name),
+        &me.user,
+        &token,
+    )
+    .await?;
     Ok(done(
         "EMAIL_CHANGED",
         format!("Your email address is now {new}"),
@@ -334,6 +339,7 @@ pub async fn revoke_all_sessions(
 /// How change-of-address confirmations are mailed.
 fn mailing(state: &Inner) -> Mailing<'_> {
     Mailing {
+        app_name: &state.cfg.app_name,
         link: state.cfg.email_change_link.as_deref(),
         resend_interval: state.cfg.email_resend_interval,
     }

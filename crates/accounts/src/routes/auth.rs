@@ -78,7 +78,7 @@ pub async fn register(
     let verify_link = state.cfg.email_verify_link.as_deref();
     let (user, pair) = auth::register(
         state.db(),
-        (&state.issuer(), verify_link),
+        (&state.issuer(), verify_link, &state.cfg.app_name),
         registration,
         &client,
     )

@@ -13,6 +13,7 @@ mod erasure;
 mod export;
 mod goal_links;
 mod goals;
+mod mail_dkim;
 mod passkey_framing;
 mod passkey_refusals;
 mod passkeys;

@@ -138,7 +138,7 @@ async fn each_verified_subscriber_gets_one_mail_a_week_with_a_working_unsubscrib
     };
     assert_eq!(mail.subject, "Your week in Goalie: 1 of 2 goals done");
     assert!(
-        mail.body.contains("completed 1 goals; 1 are still open"),
+        mail.body.contains("completed 1 goal; 1 is still open"),
         "{}",
         mail.body
     );

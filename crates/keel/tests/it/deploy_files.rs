@@ -106,3 +106,24 @@ fn every_kubernetes_workload_meets_the_restricted_pod_security_standard() {
         assert!(said.contains(problem), "{problem}: {said}");
     }
 }
+
+#[test]
+fn the_tls_example_neither_compresses_nor_forces_https_on_other_subdomains() {
+    let caddyfile = std::fs::read_to_string(root().join("deploy/caddy/Caddyfile")).unwrap();
+    let directives: Vec<&str> = caddyfile
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    assert!(
+        !directives.iter().any(|l| l.starts_with("encode")),
+        "the proxy compresses (BREACH): keel compresses what it may itself"
+    );
+    let hsts: Vec<&&str> = directives
+        .iter()
+        .filter(|l| l.starts_with("Strict-Transport-Security"))
+        .collect();
+    assert_eq!(hsts.len(), 1, "{hsts:?}");
+    assert!(hsts[0].contains("max-age=31536000"), "{hsts:?}");
+    assert!(!hsts[0].contains("includeSubDomains"), "{hsts:?}");
+}

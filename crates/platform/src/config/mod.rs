@@ -2,12 +2,14 @@
 //! variable (README, "Configuration"); a bad value stops the process with a
 //! message that names the variable and never echoes a secret.
 
+mod mail;
 mod source;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use mail::{DkimConfig, MailConfig};
 pub use source::{CONFIG_FILE_VAR, Source};
 
 /// A configuration problem, naming the variable.
@@ -122,14 +124,6 @@ pub struct JobsConfig {
 }
 
 #[derive(Debug, Clone)]
-pub struct MailConfig {
-    /// `smtp://` or `smtps://` URL; none writes `.eml` files instead.
-    pub smtp_url: Option<Secret>,
-    pub from: String,
-    pub dir: PathBuf,
-}
-
-#[derive(Debug, Clone)]
 pub struct OutboundConfig {
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -190,11 +184,7 @@ impl PlatformConfig {
                 lease: src.secs_or("KEEL_JOB_LEASE_SECS", Duration::from_secs(300))?,
                 retry_base: src.millis_or("KEEL_JOB_RETRY_BASE_MS", Duration::from_millis(1000))?,
             },
-            mail: MailConfig {
-                smtp_url: smtp_url(src)?,
-                from: mail_from(src)?,
-                dir: data_dir.join("mail"),
-            },
+            mail: MailConfig::from_source(src, &data_dir)?,
             outbound: OutboundConfig {
                 timeout: src.secs_or("KEEL_HTTP_CLIENT_TIMEOUT_SECS", Duration::from_secs(10))?,
                 connect_timeout: src.secs_or(
@@ -317,25 +307,6 @@ impl FromIterator<IpAddr> for TrustedProxies {
     fn from_iter<I: IntoIterator<Item = IpAddr>>(iter: I) -> Self {
         Self::default().and(iter)
     }
-}
-
-fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
-    match src.secret("KEEL_SMTP_URL") {
-        Some(s) if !(s.expose().starts_with("smtp://") || s.expose().starts_with("smtps://")) => {
-            Err(ConfigError::invalid(
-                "KEEL_SMTP_URL",
-                "expected an smtp:// or smtps:// URL",
-            ))
-        }
-        other => Ok(other),
-    }
-}
-
-fn mail_from(src: &Source) -> Result<String, ConfigError> {
-    let from = src.string_or("KEEL_MAIL_FROM", "keel <no-reply@localhost>");
-    from.parse::<lettre::message::Mailbox>()
-        .map_err(|e| ConfigError::invalid("KEEL_MAIL_FROM", e.to_string()))?;
-    Ok(from)
 }
 
 fn redis_url(src: &Source) -> Result<Option<Secret>, ConfigError> {

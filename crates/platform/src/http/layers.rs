@@ -105,3 +105,41 @@ pub async fn metrics(State(service): State<&'static str>, req: Request, next: Ne
         .record(started.elapsed().as_secs_f64());
     resp
 }
+
+/// Marks the answer to a request that carried a cookie: the credential a
+/// browser attaches by itself, even to a request another site makes it
+/// send.
+#[derive(Clone, Copy)]
+struct Credentialed;
+
+pub async fn mark_credentialed(req: Request, next: Next) -> Response {
+    let cookie = req.headers().contains_key(http::header::COOKIE);
+    let mut resp = next.run(req).await;
+    if cookie {
+        resp.extensions_mut().insert(Credentialed);
+    }
+    resp
+}
+
+/// Whether an answer may be compressed: not when its request carried a
+/// cookie, unless the answer is public (`Cache-Control: public`, the same
+/// for everyone). Compressing a secret (a session's nonce, a stream key)
+/// beside input an attacker chose lets the attacker read the secret from
+/// the answers' sizes (BREACH), and a browser sends the cookie with the
+/// requests another site makes it send. Bearer tokens are not attached by
+/// browsers, so those answers are compressed.
+pub fn no_ambient_credentials(
+    _: http::StatusCode,
+    _: http::Version,
+    headers: &http::HeaderMap,
+    extensions: &http::Extensions,
+) -> bool {
+    extensions.get::<Credentialed>().is_none()
+        || headers
+            .get(http::header::CACHE_CONTROL)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.split(',')
+                    .any(|d| d.trim().eq_ignore_ascii_case("public"))
+            })
+}

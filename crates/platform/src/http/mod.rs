@@ -59,8 +59,10 @@ pub struct ServiceApp {
 
 /// Adds health, OpenAPI, fallbacks and the standard layers: request id,
 /// tracing span, body panic guard, compression (gzip and brotli at level 4:
-/// most of the saving for a fraction of the CPU of the defaults), metrics,
-/// panic → 500, timeout, body limit.
+/// most of the saving for a fraction of the CPU of the defaults; never of
+/// an answer to a request that carried a cookie, see
+/// [`layers::no_ambient_credentials`]), metrics, panic → 500, timeout,
+/// body limit.
 pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router {
     let render = app.render;
     let reach = readiness.db.reach().clone();
@@ -107,10 +109,15 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         ))
         .layer(CatchPanicLayer::custom(layers::panic_response(render)))
         .layer(middleware::from_fn_with_state(app.name, layers::metrics))
+        .layer(middleware::from_fn(layers::mark_credentialed))
         .layer(
             CompressionLayer::new()
                 .quality(CompressionLevel::Precise(4))
-                .compress_when(DefaultPredicate::new().and(not_streaming)),
+                .compress_when(
+                    DefaultPredicate::new()
+                        .and(not_streaming)
+                        .and(layers::no_ambient_credentials),
+                ),
         )
         .layer(middleware::from_fn_with_state(
             app.name,

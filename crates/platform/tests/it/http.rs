@@ -270,6 +270,22 @@ async fn large_responses_are_gzip_compressed_when_the_client_accepts_it() {
 }
 
 #[tokio::test]
+async fn an_answer_to_a_request_with_a_cookie_is_never_compressed() {
+    // BREACH: a secret compressed beside attacker-chosen input leaks by
+    // size, and a browser attaches cookies to what another site sends.
+    let s = server().await;
+    let resp = reqwest::Client::new()
+        .get(s.url("/large"))
+        .header("accept-encoding", "gzip, br")
+        .header("cookie", "session=abc")
+        .send()
+        .await
+        .unwrap();
+    assert!(!resp.headers().contains_key("content-encoding"));
+    assert!(resp.bytes().await.unwrap().len() >= 20_000);
+}
+
+#[tokio::test]
 async fn a_panic_in_a_streamed_body_cuts_the_response_off_and_is_counted() {
     let s = server().await;
     for enc in keel_testkit::encoding::ENCODINGS {

@@ -2,6 +2,9 @@
 //! as the change that causes it, and delivered by the job: through SMTP when
 //! `KEEL_SMTP_URL` is set, otherwise written as `<message id>.eml` into
 //! `$KEEL_DATA_DIR/mail/` (a retried delivery rewrites the same file).
+//! With a DKIM key configured every message is signed ([`dkim`]).
+
+pub mod dkim;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,6 +21,10 @@ use crate::jobs::{self, Job, JobError, JobRegistry};
 /// One outgoing message: plain text, and an HTML alternative when given.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Mail {
+    /// The sender's display name (the app's name); the address is always
+    /// `KEEL_MAIL_FROM`'s. None: `KEEL_MAIL_FROM`'s own name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_name: Option<String>,
     pub to: String,
     pub subject: String,
     pub text: String,
@@ -119,6 +126,7 @@ pub async fn forget<C: ConnectionTrait>(conn: &C, addresses: &[&str]) -> Result<
 pub struct Mailer {
     from: Mailbox,
     transport: Transport,
+    dkim: Option<Arc<dkim::DkimSigner>>,
 }
 
 #[derive(Clone)]
@@ -133,6 +141,8 @@ pub enum MailError {
     From(#[source] lettre::address::AddressError),
     #[error("KEEL_SMTP_URL is not a usable SMTP URL")]
     Smtp(#[source] lettre::transport::smtp::Error),
+    #[error("KEEL_DKIM_PRIVATE_KEY cannot sign")]
+    Dkim(#[source] dkim::DkimKeyError),
 }
 
 impl Mailer {
@@ -146,7 +156,18 @@ impl Mailer {
             )),
             None => Transport::Files(cfg.dir.clone()),
         };
-        Ok(Self { from, transport })
+        let dkim = cfg
+            .dkim
+            .as_ref()
+            .map(|d| dkim::DkimSigner::from_pem(&d.domain, &d.selector, d.private_key.expose()))
+            .transpose()
+            .map_err(MailError::Dkim)?
+            .map(Arc::new);
+        Ok(Self {
+            from,
+            transport,
+            dkim,
+        })
     }
 
     /// Registers the delivery job.
@@ -169,8 +190,12 @@ impl Mailer {
             .parse()
             .map_err(|e| JobError::fail(format!("bad recipient: {e}")))?;
         let domain = self.from.email.domain().to_owned();
+        let from = match &mail.from_name {
+            Some(name) => Mailbox::new(Some(name.clone()), self.from.email.clone()),
+            None => self.from.clone(),
+        };
         let mut builder = Message::builder()
-            .from(self.from.clone())
+            .from(from)
             .to(to)
             .subject(mail.subject.clone())
             .message_id(Some(format!("<{id}@{domain}>")));
@@ -195,17 +220,23 @@ impl Mailer {
                 .body(mail.text.clone()),
         };
         let message = built.map_err(|e| JobError::fail(format!("cannot build message: {e}")))?;
+        let raw = match &self.dkim {
+            Some(signer) => signer.sign(&message.formatted(), chrono::Utc::now().timestamp()),
+            None => message.formatted(),
+        };
         match &self.transport {
-            Transport::Smtp(smtp) => smtp.send(message).await.map(|_| ()).map_err(|e| {
-                if e.is_permanent() {
-                    JobError::fail(e)
-                } else {
-                    JobError::retry(e)
-                }
-            }),
-            Transport::Files(dir) => write_eml(dir, id, &message.formatted())
+            Transport::Smtp(smtp) => smtp
+                .send_raw(message.envelope(), &raw)
                 .await
-                .map_err(JobError::retry),
+                .map(|_| ())
+                .map_err(|e| {
+                    if e.is_permanent() {
+                        JobError::fail(e)
+                    } else {
+                        JobError::retry(e)
+                    }
+                }),
+            Transport::Files(dir) => write_eml(dir, id, &raw).await.map_err(JobError::retry),
         }
     }
 }
