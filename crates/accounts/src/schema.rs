@@ -33,6 +33,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             up: passkeys,
         },
     ],
+    tables: crate::entity::tables,
 };
 
 fn id(name: &'static str) -> ColumnDef {

@@ -21,6 +21,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             up: setup_codes,
         },
     ],
+    tables: crate::entity::tables,
 };
 
 /// The one-time codes that let a visitor complete the set-up (hashes).

@@ -57,6 +57,9 @@ pub enum Command {
         /// The new file to write (it must not exist).
         path: std::path::PathBuf,
     },
+    /// The database: copy every record of keel's to another database.
+    #[command(subcommand)]
+    Db(DbCommand),
     /// Exit 0 when a GET of URL (default: this container's keel listener)
     /// answers 2xx within 3 seconds, else 1: the container health check,
     /// so the image needs no curl or shell.
@@ -65,6 +68,32 @@ pub enum Command {
         /// quotebot's /api/health/live on $PORT (default 3000), else an HTTP
         /// service's /healthz at its KEEL_*_ADDR.
         url: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// Copy every table of every HTTP service and of the platform from one
+    /// database to another (SQLite to PostgreSQL, or back), then read every
+    /// table back from the target and compare it with the source, row by
+    /// row; print the comparison.
+    ///
+    /// Stop every keel process using the source first. The source must be
+    /// at this keel's migrations (run `keel migrate` first); the target is
+    /// migrated, must hold no row of keel's, and is written in one
+    /// transaction (PostgreSQL) or into a new file renamed into place
+    /// (SQLite): a copy that stops half-way leaves nothing to undo; run it
+    /// again. The target's deployment needs the same KEEL_SECRET_KEY and
+    /// KEEL_ACCOUNTS_JWT_SECRET: the command says where they are.
+    #[command(after_long_help = CONFIG_HELP)]
+    Copy {
+        /// The source: sqlite://PATH or postgres://... (default: the
+        /// configured database, DATABASE_URL or $KEEL_DATA_DIR/keel.db).
+        #[arg(long)]
+        from: Option<String>,
+        /// The target: sqlite://PATH or postgres://...
+        #[arg(long)]
+        to: String,
     },
 }
 

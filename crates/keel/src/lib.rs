@@ -2,6 +2,7 @@
 //! function the binary and the test kit share.
 
 pub mod cli;
+pub mod db_copy;
 pub mod probe;
 pub mod services;
 

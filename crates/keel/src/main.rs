@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use keel::cli::{Command, Invocation};
+use keel::cli::{Command, DbCommand, Invocation};
 use keel_platform::config::{PlatformConfig, Source};
 use keel_platform::telemetry;
 
@@ -70,6 +70,9 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
                 b.took
             );
             Ok(())
+        }
+        Invocation::Builtin(Command::Db(DbCommand::Copy { from, to })) => {
+            keel::db_copy::run(&src, &cfg, from, to).await
         }
         Invocation::Service(service, matches) => {
             println!("{}", (service.run)(&src, &matches).await?);

@@ -19,6 +19,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             up: cron_ticks,
         },
     ],
+    tables,
 };
 
 /// One row per cron tick claimed: whoever inserts it runs the tick.
@@ -74,4 +75,14 @@ fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
         .col("run_at")
         .to_owned();
     build_all(b, &[&table, &unique, &due])
+}
+
+/// The platform's tables, for `keel db copy` (the migrations' own table is
+/// made by migrating the target, not copied).
+fn tables() -> Vec<crate::db::copy::TableSpec> {
+    use crate::db::copy::TableSpec;
+    vec![
+        TableSpec::of::<crate::jobs::entity::Entity>(),
+        TableSpec::of::<crate::jobs::cron::entity::Entity>(),
+    ]
 }

@@ -41,6 +41,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             up: push_idempotency_keys,
         },
     ],
+    tables: crate::entity::tables,
 };
 
 fn site_users_forms(b: DbBackend) -> Vec<Statement> {

@@ -12,6 +12,7 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
         name: "devices_events_totals_preferences_alerts",
         up: initial,
     }],
+    tables: crate::entity::tables,
 };
 
 fn initial(b: DbBackend) -> Vec<Statement> {

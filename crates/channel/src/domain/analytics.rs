@@ -23,6 +23,7 @@ pub const SESSIONS_LISTED: u64 = 20;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Sample {
+    #[serde(with = "keel_platform::time::millis")]
     #[schema(value_type = String, format = DateTime)]
     pub at: DateTime<Utc>,
     pub viewers: i64,
@@ -32,8 +33,10 @@ pub struct Sample {
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: String,
+    #[serde(with = "keel_platform::time::millis")]
     #[schema(value_type = String, format = DateTime)]
     pub started_at: DateTime<Utc>,
+    #[serde(with = "keel_platform::time::millis_opt")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub ended_at: Option<DateTime<Utc>>,
     pub peak_viewers: i64,

@@ -12,3 +12,21 @@ pub mod setup_code;
 pub mod stream_session;
 pub mod viewer_sample;
 pub mod webhook_seen;
+
+/// Every table of this component, for `keel db copy`.
+pub fn tables() -> Vec<keel_platform::db::copy::TableSpec> {
+    use keel_platform::db::copy::TableSpec;
+    vec![
+        TableSpec::of::<channel_config::Entity>(),
+        TableSpec::of::<owner::Entity>(),
+        TableSpec::of::<auth_session::Entity>(),
+        TableSpec::of::<setup_code::Entity>(),
+        TableSpec::of::<profile::Entity>(),
+        TableSpec::of::<panel::Entity>(),
+        TableSpec::of::<asset::Entity>(),
+        TableSpec::of::<emote_source::Entity>(),
+        TableSpec::of::<stream_session::Entity>(),
+        TableSpec::of::<viewer_sample::Entity>(),
+        TableSpec::of::<webhook_seen::Entity>(),
+    ]
+}

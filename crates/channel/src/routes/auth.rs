@@ -39,6 +39,7 @@ pub struct Session {
 #[serde(rename_all = "camelCase")]
 pub struct SessionOwner {
     email: String,
+    #[serde(with = "keel_platform::time::millis")]
     #[schema(value_type = String, format = DateTime)]
     expires_at: chrono::DateTime<chrono::Utc>,
 }

@@ -7,6 +7,7 @@ mod accounts_weekly_mail;
 mod backup;
 mod channel_processes;
 mod cli;
+mod db_copy;
 mod deploy_files;
 mod error_shapes;
 mod nul;

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::KEEL;
 
-fn fixtures() -> PathBuf {
+pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/upgrade")
 }
 
@@ -31,7 +31,7 @@ fn releases(backend: &str) -> Vec<PathBuf> {
 }
 
 /// The settings `scripts/upgrade-fixture` ran the release with.
-fn env(data: &Path, url: String) -> Vec<(&'static str, String)> {
+pub fn env(data: &Path, url: String) -> Vec<(&'static str, String)> {
     let mut env = keel_testkit::offline_env();
     env.extend([
         ("KEEL_DATA_DIR", data.display().to_string()),
@@ -68,6 +68,33 @@ fn env(data: &Path, url: String) -> Vec<(&'static str, String)> {
 
 /// Today's keel on a release's database answers what the release did.
 async fn reads_as_released(fixture: &Path, data: &Path, url: String) {
+    let now = read(fixture, data, url).await;
+    let then: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("reads.json")).unwrap())
+            .unwrap();
+    let (now, then) = (now.as_object().unwrap(), then.as_object().unwrap());
+    let differ: Vec<String> = then
+        .iter()
+        .filter(|(k, v)| !now.get(*k).is_some_and(|n| holds(n, v)))
+        .map(|(k, v)| {
+            format!(
+                "{k}:\n  then {v}\n  now  {}",
+                now.get(k).unwrap_or(&Value::Null)
+            )
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{}: {}",
+        fixture.display(),
+        differ.join("\n")
+    );
+    println!("{}: {} reads unchanged", fixture.display(), then.len());
+}
+
+/// What today's keel on the database at `url` answers to the fixture's
+/// reads (`fixture.py read`), with the settings the fixture was made with.
+pub async fn read(fixture: &Path, data: &Path, url: String) -> Value {
     let keel = KeelProcess::serve(command(KEEL, data, &env(data, url), &["serve"])).await;
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(fixture.join("meta.json")).unwrap()).unwrap();
@@ -97,28 +124,7 @@ async fn reads_as_released(fixture: &Path, data: &Path, url: String) {
         String::from_utf8_lossy(&out.stderr),
         keel.stderr()
     );
-    let now: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let then: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture.join("reads.json")).unwrap())
-            .unwrap();
-    let (now, then) = (now.as_object().unwrap(), then.as_object().unwrap());
-    let differ: Vec<String> = then
-        .iter()
-        .filter(|(k, v)| !now.get(*k).is_some_and(|n| holds(n, v)))
-        .map(|(k, v)| {
-            format!(
-                "{k}:\n  then {v}\n  now  {}",
-                now.get(k).unwrap_or(&Value::Null)
-            )
-        })
-        .collect();
-    assert!(
-        differ.is_empty(),
-        "{}: {}",
-        fixture.display(),
-        differ.join("\n")
-    );
-    println!("{}: {} reads unchanged", fixture.display(), then.len());
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Whether `now` says everything `then` said, the same: every member of an

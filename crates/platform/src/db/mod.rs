@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub mod backup;
+pub mod copy;
 mod erase;
 pub mod grouped;
 mod idle;

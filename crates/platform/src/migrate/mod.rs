@@ -29,10 +29,17 @@ pub struct Migration {
     pub up: fn(DbBackend) -> Vec<Statement>,
 }
 
-/// The migrations of one component (a service crate, or the platform).
+/// The migrations of one component (a service crate, or the platform),
+/// and the tables they make (its entities: what `keel db copy` copies).
 pub struct MigrationSet {
     pub component: &'static str,
     pub migrations: &'static [Migration],
+    pub tables: fn() -> Vec<crate::db::copy::TableSpec>,
+}
+
+/// For a component whose tables are not copied (quotebot, tests).
+pub fn no_tables() -> Vec<crate::db::copy::TableSpec> {
+    Vec::new()
 }
 
 /// What a run applied.

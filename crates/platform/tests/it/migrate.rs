@@ -34,6 +34,7 @@ static GOOD: MigrationSet = MigrationSet {
             up: |b| build_all(b, &[&create("t_b")]),
         },
     ],
+    tables: keel_platform::migrate::no_tables,
 };
 
 static GOOD_THEN_BAD: MigrationSet = MigrationSet {
@@ -55,6 +56,7 @@ static GOOD_THEN_BAD: MigrationSet = MigrationSet {
             up: |b| build_all(b, &[&create("t_x")]),
         },
     ],
+    tables: keel_platform::migrate::no_tables,
 };
 
 fn cfg(wait: Duration) -> MigrationConfig {

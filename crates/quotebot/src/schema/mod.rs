@@ -85,4 +85,5 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
         name: "guild_quotes_suggestions_activities",
         up: initial,
     }],
+    tables: keel_platform::migrate::no_tables,
 };
