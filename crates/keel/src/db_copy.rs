@@ -125,7 +125,7 @@ impl Progress for Bars {
     }
 }
 
-/// Progress as plain lines: when a table starts, at most once a second
+/// Progress as plain lines: when a table starts, at most twice a second
 /// while it is copied, and when it is done.
 #[derive(Default)]
 struct Lines {

@@ -8,6 +8,7 @@ mod backup;
 mod channel_processes;
 mod cli;
 mod db_copy;
+mod db_copy_refusals;
 mod deploy_files;
 mod error_shapes;
 mod nul;
