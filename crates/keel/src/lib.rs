@@ -1,139 +1,114 @@
 //! keel: one process serving every keel service. `start` is the launch
-//! function the binary and the test kit share.
+//! function the binary and the test kit share; the [`Running`] process it
+//! returns is stopped the same way by a signal and by a test.
 
 pub mod cli;
 pub mod db_copy;
+mod early;
 pub mod probe;
+mod running;
 pub mod services;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use keel_platform::config::{PlatformConfig, Source, addr};
-use keel_platform::http::SharedListener;
+use keel_platform::http::{ServiceApp, SharedListener};
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::migrate::Applied;
-use keel_platform::service::{Build, HttpService};
+use keel_platform::service::{Build, Builder, HttpService};
 use keel_platform::tasks::Tasks;
 use keel_platform::{Platform, StartError, http, telemetry};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-/// A service that is up.
-#[derive(Debug, Clone)]
-pub struct Listening {
-    pub service: &'static str,
-    pub addr: SocketAddr,
-    /// `http://<addr><base path>`
-    pub base_url: String,
-}
+use early::Early;
+pub use running::{Listening, RunError, Running};
 
-/// Why a task of the process stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("{0}: {1}")]
-    Serve(&'static str, std::io::Error),
-    #[error("a task panicked: {0}")]
-    Panicked(String),
-}
-
-/// The running process: listeners, the job worker, background tasks, and
-/// the way to stop them.
-pub struct Running {
-    pub platform: Platform,
-    pub listening: Vec<Listening>,
-    pub metrics_addr: SocketAddr,
-    shutdown: CancellationToken,
-    servers: JoinSet<Result<(), RunError>>,
-    tasks: Tasks,
-}
-
-impl Running {
-    /// The base URL of a running service.
-    pub fn url(&self, service: &str) -> Option<&str> {
-        self.listening
-            .iter()
-            .find(|l| l.service == service)
-            .map(|l| l.base_url.as_str())
-    }
-
-    /// Starts a graceful shutdown.
-    pub fn shutdown(&self) {
-        self.shutdown.cancel();
-    }
-
-    pub fn shutdown_token(&self) -> CancellationToken {
-        self.shutdown.clone()
-    }
-
-    /// The process's background tasks.
-    pub fn tasks(&self) -> &Tasks {
-        &self.tasks
-    }
-
-    /// Waits until the listeners and the job worker have stopped, then
-    /// lets the background tasks finish what they hold; the first failure,
-    /// if any. A listener that stops on its own stops the others too.
-    pub async fn wait(mut self) -> Result<(), RunError> {
-        let mut first_err = None;
-        while let Some(joined) = self.servers.join_next().await {
-            let result = joined
-                .map_err(|e| RunError::Panicked(e.to_string()))
-                .and_then(|r| r);
-            if !self.shutdown.is_cancelled() {
-                tracing::error!(?result, "a task stopped on its own; shutting down");
-                self.shutdown.cancel();
-            }
-            if let (Err(e), None) = (result, &first_err) {
-                first_err = Some(e);
-            }
-        }
-        self.tasks
-            .shutdown(self.platform.config.http.shutdown_grace)
-            .await;
-        self.platform.db.clone().close().await;
-        first_err.map_or(Ok(()), Err)
-    }
-}
-
-/// Reads configuration, binds every listener, opens storage, migrates,
-/// and starts the named services (all when none), the job worker and the
-/// metrics listener. From the moment they are bound until the services are
-/// built, the listeners answer `/healthz` 200 and everything else 503
-/// (see [`http::starting`]): a migration waiting on a lock does not fail a
-/// liveness probe.
+/// Starts the named services (all when none), in seven phases:
+///
+/// 1. configuration: the platform's and each service's, read and checked
+///    before anything is opened (a bad value names its variable);
+/// 2. every listener bound (a taken port names its variable);
+/// 3. the start-up servers on them: `/healthz` 200 from now on, other
+///    requests held (a migration waiting on a lock fails no liveness probe);
+/// 4. storage: the database and Redis opened, migrations applied;
+/// 5. the server's background tasks and the job registry;
+/// 6. the services built;
+/// 7. serving: held requests handed to the services, each router on its
+///    socket, the metrics listener, the job worker, and the stopper that
+///    drains on [`Running::stop`].
 pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> {
     let services = services::selection(named).map_err(StartError::other)?;
     let cfg = PlatformConfig::from_source(src)?;
-    let mut configs = Vec::with_capacity(services.len());
-    let mut listeners = Vec::with_capacity(services.len());
-    for s in &services {
-        configs.push((s.configure)(src)?);
-    }
-    for s in &services {
-        let l = s.listener;
-        listeners.push(bind(l.var, &addr(src, l.var, l.default)?).await?);
-    }
-    let metrics_listener = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
-    let grace = cfg.http.shutdown_grace;
+    let builders = services
+        .iter()
+        .map(|s| (s.configure)(src))
+        .collect::<Result<Vec<_>, _>>()?;
+    let listeners = bind_services(src, &services).await?;
+    let metrics = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
     let startup = http::Startup::new("opening the database");
     let early = Early::serve(
         &services,
         &listeners,
         &startup,
-        (grace, cfg.http.start_hold),
+        (cfg.http.shutdown_grace, cfg.http.start_hold),
     );
+    let platform = open_storage(cfg, &services, &startup).await?;
+    startup.set("starting the services");
+    let tasks = background_tasks(&platform);
+    let mut registry = JobRegistry::default();
+    platform.mailer.register(&mut registry);
+    let addrs = services
+        .iter()
+        .zip(&listeners)
+        .map(|(s, l)| Ok((s.name, local_addr(s.listener.var, l)?)))
+        .collect::<Result<Vec<_>, StartError>>()?;
+    let apps = build_services(builders, (&platform, &mut registry, &tasks), &addrs)?;
+    serve(
+        Launch {
+            platform,
+            tasks,
+            registry,
+            early,
+        },
+        apps.into_iter().zip(addrs).zip(listeners).collect(),
+        metrics,
+    )
+    .await
+}
+
+async fn bind_services(
+    src: &Source,
+    services: &[&'static HttpService],
+) -> Result<Vec<SharedListener>, StartError> {
+    let mut listeners = Vec::with_capacity(services.len());
+    for s in services {
+        let l = s.listener;
+        listeners.push(bind(l.var, &addr(src, l.var, l.default)?).await?);
+    }
+    Ok(listeners)
+}
+
+async fn open_storage(
+    cfg: PlatformConfig,
+    services: &[&'static HttpService],
+    startup: &http::Startup,
+) -> Result<Platform, StartError> {
     let platform = Platform::connect(cfg).await?;
     if platform.config.migrations.skip {
         tracing::info!("SKIP_MIGRATIONS=true: not migrating");
     } else {
         startup.set("migrating the database");
         platform
-            .migrate(&services::migration_sets(&services))
+            .migrate(&services::migration_sets(services))
             .await?;
     }
-    startup.set("starting the services");
-    let shutdown = CancellationToken::new();
+    Ok(platform)
+}
+
+fn background_tasks(platform: &Platform) -> Tasks {
     let tasks = Tasks::new();
     tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
     tasks.spawn(
@@ -144,25 +119,55 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         let reach = platform.db.reach().clone();
         tasks.spawn("database reachability", reach.watch(tasks.token()));
     }
-    let mut registry = JobRegistry::default();
-    platform.mailer.register(&mut registry);
-    let mut addrs = Vec::with_capacity(services.len());
-    for (service, listener) in services.iter().zip(&listeners) {
-        addrs.push((service.name, local_addr(service.listener.var, listener)?));
-    }
-    let mut apps = Vec::with_capacity(services.len());
-    for config in configs {
-        apps.push(config(&mut Build {
-            platform: &platform,
-            jobs: &mut registry,
-            tasks: &tasks,
-            listening: &addrs,
-        })?);
-    }
+    tasks
+}
+
+fn build_services(
+    builders: Vec<Builder>,
+    (platform, registry, tasks): (&Platform, &mut JobRegistry, &Tasks),
+    addrs: &[(&'static str, SocketAddr)],
+) -> Result<Vec<ServiceApp>, StartError> {
+    builders
+        .into_iter()
+        .map(|build| {
+            build(&mut Build {
+                platform,
+                jobs: registry,
+                tasks,
+                listening: addrs,
+            })
+        })
+        .collect()
+}
+
+/// What the last phase starts from.
+struct Launch {
+    platform: Platform,
+    tasks: Tasks,
+    registry: JobRegistry,
+    early: Early,
+}
+
+type Bound = ((ServiceApp, (&'static str, SocketAddr)), SharedListener);
+
+async fn serve(
+    launch: Launch,
+    services: Vec<Bound>,
+    metrics: SharedListener,
+) -> Result<Running, StartError> {
+    let Launch {
+        platform,
+        tasks,
+        registry,
+        early,
+    } = launch;
+    let grace = platform.config.http.shutdown_grace;
+    let shutdown = CancellationToken::new();
     let mut servers = JoinSet::new();
     let mut listening = Vec::with_capacity(services.len());
+    let mut sockets = Vec::with_capacity(services.len());
     let mut routers = Vec::with_capacity(services.len());
-    for (app, (name, addr)) in apps.into_iter().zip(addrs) {
+    for ((app, (name, addr)), listener) in services {
         listening.push(Listening {
             service: name,
             addr,
@@ -173,12 +178,12 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
             platform.readiness(&tasks),
             &platform.config.http,
         ));
+        sockets.push((name, listener));
     }
     // Requests held while starting go to the services now; then the
     // services take over their sockets.
     early.stop(&routers).await;
-    for ((router, listener), l) in routers.into_iter().zip(listeners).zip(&listening) {
-        let name = l.service;
+    for (router, (name, listener)) in routers.into_iter().zip(sockets) {
         let token = shutdown.clone();
         servers.spawn(async move {
             http::serve(listener, router, token, grace)
@@ -186,10 +191,10 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
                 .map_err(|e| RunError::Serve(name, e))
         });
     }
-    let metrics_addr = local_addr("KEEL_METRICS_ADDR", &metrics_listener)?;
+    let metrics_addr = local_addr("KEEL_METRICS_ADDR", &metrics)?;
     let token = shutdown.clone();
     servers.spawn(async move {
-        http::serve(metrics_listener, telemetry::metrics_router(), token, grace)
+        http::serve(metrics, telemetry::metrics_router(), token, grace)
             .await
             .map_err(|e| RunError::Serve("metrics", e))
     });
@@ -200,6 +205,13 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         worker.run(token, grace).await;
         Ok(())
     });
+    let stops = Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(running::stopper(
+        stops.clone(),
+        shutdown.clone(),
+        platform.draining.clone(),
+        platform.config.http.shutdown_drain,
+    ));
     Ok(Running {
         platform,
         listening,
@@ -207,57 +219,8 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         shutdown,
         servers,
         tasks,
+        stops,
     })
-}
-
-/// The start-up servers on the services' listeners, and where each hands
-/// its held requests to its service.
-struct Early {
-    stop: CancellationToken,
-    servers: JoinSet<()>,
-    handovers: Vec<http::Handover>,
-}
-
-impl Early {
-    fn serve(
-        services: &[&'static HttpService],
-        listeners: &[SharedListener],
-        startup: &http::Startup,
-        (grace, hold): (std::time::Duration, std::time::Duration),
-    ) -> Self {
-        let stop = CancellationToken::new();
-        let mut servers = JoinSet::new();
-        let mut handovers = Vec::with_capacity(services.len());
-        for (service, listener) in services.iter().zip(listeners) {
-            let (handover, takeover) = http::takeover();
-            handovers.push(handover);
-            let (router, listener, token) = (
-                startup.router(service.render, takeover, hold),
-                listener.clone(),
-                stop.clone(),
-            );
-            servers.spawn(async move {
-                if let Err(e) = http::serve(listener, router, token, grace).await {
-                    tracing::warn!(error = %e, "the start-up listener stopped");
-                }
-            });
-        }
-        Self {
-            stop,
-            servers,
-            handovers,
-        }
-    }
-
-    /// Hands each service its router (the requests held meanwhile are
-    /// answered by it), then stops; the requests under way finish first.
-    async fn stop(mut self, routers: &[axum::Router]) {
-        for (handover, router) in self.handovers.iter().zip(routers) {
-            handover.ready(router.clone());
-        }
-        self.stop.cancel();
-        while self.servers.join_next().await.is_some() {}
-    }
 }
 
 /// Applies the migrations the named services (all when none) need.

@@ -40,15 +40,23 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Invocation) -> anyhow::Result<()> {
-    if let Invocation::Builtin(Command::Probe { url }) = &cli {
-        return keel::probe::run(url.as_deref()).await;
-    }
-    let src = Source::load()?;
-    let cfg = PlatformConfig::from_source(&src)?;
-    telemetry::init_tracing(cfg.log_format);
-    match cli {
-        Invocation::Builtin(Command::Serve { services }) => serve(&src, &names(&services)).await,
-        Invocation::Builtin(Command::Migrate { services }) => {
+    let command = match cli {
+        Invocation::Service(service, matches) => {
+            let (src, _) = configured()?;
+            println!("{}", (service.run)(&src, &matches).await?);
+            return Ok(());
+        }
+        Invocation::Builtin(command) => command,
+    };
+    match command {
+        // Reads no configuration: a container's health check.
+        Command::Probe { url } => keel::probe::run(url.as_deref()).await,
+        Command::Serve { services } => {
+            let (src, _) = configured()?;
+            serve(&src, &names(&services)).await
+        }
+        Command::Migrate { services } => {
+            let (src, _) = configured()?;
             let applied = keel::migrate(&src, &names(&services)).await?;
             if applied.is_empty() {
                 println!("nothing to migrate");
@@ -58,7 +66,8 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Invocation::Builtin(Command::Backup { path }) => {
+        Command::Backup { path } => {
+            let (_, cfg) = configured()?;
             let url = cfg.database.url.clone();
             let b =
                 tokio::task::spawn_blocking(move || keel_platform::db::backup::backup(&url, &path))
@@ -71,15 +80,20 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Invocation::Builtin(Command::Db(DbCommand::Copy { from, to })) => {
+        Command::Db(DbCommand::Copy { from, to }) => {
+            let (src, cfg) = configured()?;
             keel::db_copy::run(&src, &cfg, from, to).await
         }
-        Invocation::Service(service, matches) => {
-            println!("{}", (service.run)(&src, &matches).await?);
-            Ok(())
-        }
-        Invocation::Builtin(Command::Probe { url }) => keel::probe::run(url.as_deref()).await,
     }
+}
+
+/// The configuration (environment over `keel.toml`), checked, and logging
+/// set up as it says.
+fn configured() -> anyhow::Result<(Source, PlatformConfig)> {
+    let src = Source::load()?;
+    let cfg = PlatformConfig::from_source(&src)?;
+    telemetry::init_tracing(cfg.log_format);
+    Ok((src, cfg))
 }
 
 fn names(services: &[String]) -> Vec<&str> {
@@ -91,32 +105,11 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
     // Before the base URLs are printed: whoever reads them may signal at
     // once, and a SIGTERM arriving before the handler is registered would
     // kill keel without draining.
-    let mut signals = keel_platform::signals::ShutdownSignals::listen();
+    running.stop_on(keel_platform::signals::ShutdownSignals::listen());
     for l in &running.listening {
         println!("{:<12} {}", l.service, l.base_url);
     }
     println!("{:<12} http://{}/metrics", "metrics", running.metrics_addr);
-    let token = running.shutdown_token();
-    let draining = running.platform.draining.clone();
-    let drain = running.platform.config.http.shutdown_drain;
-    tokio::spawn(async move {
-        signals.next().await;
-        if !drain.is_zero() {
-            // Load balancers see /readyz fail and stop sending requests,
-            // which are all still served meanwhile.
-            draining.start();
-            tracing::info!(
-                ?drain,
-                "draining: /readyz answers 503 while requests are still served (a second signal stops at once)"
-            );
-            tokio::select! {
-                () = tokio::time::sleep(drain) => {}
-                () = signals.next() => {}
-            }
-        }
-        tracing::info!("shutting down");
-        token.cancel();
-    });
     // Off this path: handing back a large binary's pages takes a moment.
     tokio::task::spawn_blocking(|| {
         let released = startup_pages::release();

@@ -78,6 +78,9 @@ impl TestAppBuilder {
             ("KEEL_JOB_POLL_MS", "50".to_owned()),
             ("KEEL_JOB_RETRY_BASE_MS", "100".to_owned()),
             ("KEEL_SHUTDOWN_GRACE_SECS", "5".to_owned()),
+            // A test that stops the app does not wait out a drain (those
+            // that test the drain set it).
+            ("KEEL_SHUTDOWN_DRAIN_SECS", "0".to_owned()),
             ("KEEL_JWKS_REFETCH_COOLDOWN_SECS", "0".to_owned()),
         ]);
         for (k, v) in crate::offline_env() {
@@ -129,6 +132,11 @@ impl TestApp {
     /// Every service, default settings.
     pub async fn spawn() -> Self {
         Self::builder().spawn().await
+    }
+
+    /// The running process, for a test of how it stops.
+    pub fn running_for_tests(&self) -> &Running {
+        self.running()
     }
 
     fn running(&self) -> &Running {
@@ -186,10 +194,11 @@ impl TestApp {
         &self.source
     }
 
-    /// Stops gracefully and waits until everything has stopped.
+    /// Stops as the binary does on SIGTERM (the drain, then the
+    /// shutdown) and waits until everything has stopped.
     pub async fn stop(&mut self) {
         if let Some(running) = self.running.take() {
-            running.shutdown();
+            running.stop();
             if let Err(e) = running.wait().await {
                 panic!("the app stopped with an error: {e}");
             }

@@ -148,3 +148,42 @@ async fn every_operation_behind_a_token_documents_its_401() {
         assert!(secured > 5, "{s}: {secured} secured operations");
     }
 }
+
+#[tokio::test]
+async fn a_stop_drains_as_a_sigterm_does_then_the_process_ends() {
+    // The launch the binary runs, asked to stop as its signal handler asks.
+    let app = TestApp::builder()
+        .service(keel_usage_alerts::NAME)
+        .env("KEEL_SHUTDOWN_DRAIN_SECS", "30")
+        .spawn()
+        .await;
+    let url = app.url(keel_usage_alerts::NAME, "/readyz");
+    let running = app.running_for_tests();
+    running.stop();
+    let draining = keel_testkit::eventually_async(std::time::Duration::from_secs(10), || async {
+        let r = app.http.get(&url).send().await.ok()?;
+        (r.status() == 503).then_some(r.text().await.ok()?)
+    })
+    .await;
+    assert!(
+        draining.is_some_and(|b| b.contains("draining")),
+        "/readyz says draining"
+    );
+    let status = app
+        .http
+        .get(app.url(keel_usage_alerts::NAME, "/status"))
+        .send()
+        .await;
+    assert_eq!(
+        status.map(|r| r.status().as_u16()).ok(),
+        Some(200),
+        "still serving"
+    );
+    // A second ask skips the rest of the drain.
+    running.stop();
+    let stopped = keel_testkit::eventually_async(std::time::Duration::from_secs(10), || async {
+        app.http.get(&url).send().await.is_err().then_some(())
+    })
+    .await;
+    assert!(stopped.is_some(), "the listener closed");
+}
