@@ -9,7 +9,7 @@ pub mod entity;
 pub mod error;
 pub mod input;
 pub mod jobs;
-mod routes;
+pub mod routes;
 mod schema;
 pub mod state;
 

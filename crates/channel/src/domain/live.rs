@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::snapshot::Snapshot;
-use crate::domain::notify;
 use crate::entity::{channel_config, stream_session};
+use crate::jobs::live_notify;
 
 /// What `stream.isLive` answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -145,7 +145,7 @@ pub async fn start(
     })
     .exec_without_returning(txn)
     .await?;
-    notify::enqueue(txn, &session_id, notify_at).await?;
+    live_notify::enqueue(txn, &session_id, notify_at).await?;
     Ok(Some(session_id))
 }
 

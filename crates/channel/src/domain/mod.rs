@@ -5,7 +5,6 @@ pub mod channel;
 pub mod emotes;
 pub mod live;
 pub mod logo;
-pub mod notify;
 pub mod owner;
 pub mod panels;
 pub mod playlist;

@@ -6,17 +6,43 @@
 //! Posting twice is possible only if the process dies between Discord's
 //! answer and the commit that records it (one request's window).
 
+use chrono::DateTime;
 use chrono::Utc;
-use keel_platform::jobs::{JobContext, JobError, JobRegistry};
+use keel_platform::jobs::{self, Job, JobContext, JobError, JobRegistry};
 use keel_platform::outbound::{remote_wait, retry_after};
 use keel_platform::sea_orm::sea_query::Expr;
-use keel_platform::sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder};
+use keel_platform::sea_orm::{
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Deps;
 use crate::domain::channel::{self, logo_url};
-use crate::domain::notify::LiveNotify;
 use crate::entity::stream_session;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct LiveNotify {
+    pub session_id: String,
+}
+
+impl Job for LiveNotify {
+    const KIND: &'static str = "channel.live_notify";
+    const MAX_ATTEMPTS: u32 = 12;
+}
+
+/// Enqueues the notification of `session_id`, due `at` (once per session).
+pub async fn enqueue<C: ConnectionTrait>(
+    conn: &C,
+    session_id: &str,
+    at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let job = LiveNotify {
+        session_id: session_id.to_owned(),
+    };
+    jobs::enqueue_unique(conn, &job, &format!("channel:live-notify:{session_id}"), at).await?;
+    Ok(())
+}
 
 pub fn register(registry: &mut JobRegistry, d: Deps) {
     registry.register(move |job: LiveNotify, _ctx: JobContext| {

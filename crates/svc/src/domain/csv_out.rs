@@ -1,7 +1,7 @@
 //! CSV out: one record at a time, spreadsheet formula injection
 //! neutralised.
 
-use axum::body::Bytes;
+use bytes::Bytes;
 
 /// A cell that a spreadsheet would run as a formula gets a leading `'`.
 pub fn neutralize(cell: &str) -> String {

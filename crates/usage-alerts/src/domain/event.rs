@@ -19,8 +19,18 @@ use crate::entity::event;
 pub enum HistoryError {
     #[error(transparent)]
     Db(#[from] DbErr),
-    #[error(transparent)]
-    Write(#[from] keel_platform::http::json::JsonError),
+    /// The sink could not take an event.
+    #[error("writing an event: {0}")]
+    Write(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Where a page of events goes, one event at a time (GET /history writes
+/// each into its body as it is read).
+pub trait EventSink {
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Drops what it took so far: the read is being done again another way.
+    fn restart(&mut self);
+    fn event(&mut self, e: &StoredEvent<'_>) -> Result<(), Self::Error>;
 }
 
 /// The UsageEventPayload (body of POST /event).
@@ -163,24 +173,21 @@ pub const MAX_OFFSET: u64 = 1_000_000_000;
 /// many index entries is no longer a short read.
 const SHORT_OFFSET: u64 = 10_000;
 
-/// GET /history's body, `{ events, limit, offset }`, for a page of the
-/// user's events, newest first (`limit` at most [`MAX_LIMIT`]). On SQLite
-/// a short page is written straight from the rows as SQLite hands them
-/// over ([`page_inline`]); otherwise, or if that read cannot be done, from
-/// the models the pool reads ([`page_pooled`]). The two write the same
-/// bytes (tested).
-pub async fn history_body(
+/// Hands `sink` a page of the user's events, newest first (`limit` at
+/// most [`MAX_LIMIT`]). On SQLite a short page is handed over straight
+/// from the rows as SQLite reads them ([`page_inline`]); otherwise, or if
+/// that read cannot be done, from the models the pool reads
+/// ([`page_pooled`]). Both hand over the same events (tested).
+pub async fn history_into<S: EventSink>(
     db: &Db,
-    user_id: &str,
-    limit: u64,
-    offset: u64,
-) -> Result<Vec<u8>, HistoryError> {
-    if offset <= SHORT_OFFSET
-        && let Ok(body) = page_inline(db, user_id, limit, offset)
-    {
-        return Ok(body);
+    (user_id, limit, offset): (&str, u64, u64),
+    sink: &mut S,
+) -> Result<(), HistoryError> {
+    if offset <= SHORT_OFFSET && page_inline(db, (user_id, limit, offset), sink).is_ok() {
+        return Ok(());
     }
-    page_pooled(db, user_id, limit, offset).await
+    sink.restart();
+    page_pooled(db, (user_id, limit, offset), sink).await
 }
 
 fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
@@ -191,13 +198,12 @@ fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
         .offset(offset)
 }
 
-/// The body, from the models the pool reads.
-pub async fn page_pooled(
+/// The page, from the models the pool reads.
+pub async fn page_pooled<S: EventSink>(
     db: &Db,
-    user_id: &str,
-    limit: u64,
-    offset: u64,
-) -> Result<Vec<u8>, HistoryError> {
+    (user_id, limit, offset): (&str, u64, u64),
+    sink: &mut S,
+) -> Result<(), HistoryError> {
     let limit = limit.min(MAX_LIMIT);
     let select = page(user_id, limit, offset);
     // A near page is a short read (on PostgreSQL, outside the pool).
@@ -206,19 +212,22 @@ pub async fn page_pooled(
     } else {
         select.all(db.read()).await?
     };
-    let mut body = Envelope::open(rows.len());
     for row in &rows {
-        body.event(&StoredEvent::from(row))?;
+        sink.event(&StoredEvent::from(row))
+            .map_err(|e| HistoryError::Write(Box::new(e)))?;
     }
-    Ok(body.close(limit, offset))
+    Ok(())
 }
 
-/// The body, written from SQLite's rows while they are read; a miss when
-/// this database is not read inline or a row is not as expected.
-pub fn page_inline(db: &Db, user_id: &str, limit: u64, offset: u64) -> Result<Vec<u8>, Miss> {
+/// The page, from SQLite's rows while they are read; a miss when this
+/// database is not read inline or a row is not as expected.
+pub fn page_inline<S: EventSink>(
+    db: &Db,
+    (user_id, limit, offset): (&str, u64, u64),
+    sink: &mut S,
+) -> Result<(), Miss> {
     use event::Column as C;
     let limit = limit.min(MAX_LIMIT);
-    let mut body = Envelope::open(usize::try_from(limit).unwrap_or(0));
     db.try_inline_rows(&page(user_id, limit, offset), |row| {
         let e = StoredEvent {
             id: row.str(C::Id as usize)?,
@@ -233,77 +242,14 @@ pub fn page_inline(db: &Db, user_id: &str, limit: u64, offset: u64) -> Result<Ve
             cost_usd: row.f64(C::CostUsd as usize)?,
             created_at: row.datetime(C::CreatedAt as usize)?,
         };
-        body.event(&e).map_err(Miss::write)
-    })?;
-    Ok(body.close(limit, offset))
-}
-
-/// `{"events":[...],"limit":L,"offset":O}`, as serde writes the route's
-/// `History`, one event at a time.
-struct Envelope {
-    buf: Vec<u8>,
-    first: bool,
-}
-
-impl Envelope {
-    /// About 330 bytes an event.
-    fn open(events: usize) -> Self {
-        let mut buf = Vec::with_capacity(64 + events.saturating_mul(340));
-        buf.extend_from_slice(b"{\"events\":[");
-        Self { buf, first: true }
-    }
-
-    fn event(&mut self, e: &StoredEvent<'_>) -> Result<(), keel_platform::http::json::JsonError> {
-        if !std::mem::take(&mut self.first) {
-            self.buf.push(b',');
-        }
-        keel_platform::http::json::to_writer(&mut self.buf, e)
-    }
-
-    fn close(mut self, limit: u64, offset: u64) -> Vec<u8> {
-        use std::io::Write;
-        // Writing into a Vec cannot fail.
-        let _ = write!(self.buf, "],\"limit\":{limit},\"offset\":{offset}}}");
-        self.buf
-    }
+        sink.event(&e).map_err(Miss::write)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use keel_platform::sea_orm::Iterable;
-
-    #[test]
-    fn the_envelope_is_what_serde_writes_for_the_routes_history() {
-        use crate::routes::history::History;
-        let model = event::Model {
-            seq: 7,
-            id: "e1".to_owned(),
-            user_id: "u \"1\"".to_owned(),
-            session_id: "s\n".to_owned(),
-            timestamp: "2026-01-01T00:00:00Z".to_owned(),
-            model: "m".to_owned(),
-            input_tokens: 1,
-            output_tokens: 2,
-            cache_read_tokens: 3,
-            cache_write_tokens: 4,
-            cost_usd: 0.1 + 0.2,
-            created_at: DateTime::from_timestamp(1_767_225_600, 123_456_789).unwrap_or_default(),
-        };
-        for events in [vec![], vec![&model], vec![&model, &model]] {
-            let mut body = Envelope::open(events.len());
-            for e in &events {
-                body.event(&StoredEvent::from(*e)).unwrap_or_default();
-            }
-            let expected = serde_json::to_string(&History {
-                events: events.iter().map(|e| StoredEvent::from(*e)).collect(),
-                limit: 50,
-                offset: 3,
-            })
-            .unwrap_or_default();
-            assert_eq!(String::from_utf8_lossy(&body.close(50, 3)), expected);
-        }
-    }
 
     #[test]
     fn event_columns_are_numbered_in_the_order_they_are_read() {

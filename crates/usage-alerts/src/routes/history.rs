@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Caller;
-use crate::domain::event::{self, MAX_LIMIT, MAX_OFFSET, StoredEvent};
+use crate::domain::event::{self, EventSink, MAX_LIMIT, MAX_OFFSET, StoredEvent};
 use crate::error::{self, Error, ErrorBody};
 use crate::input::Params;
 use crate::state::AppState;
@@ -39,13 +39,52 @@ fn whole(raw: Option<&str>, field: &str, default: u64) -> Result<Option<u64>, Er
     Ok(v.parse::<u64>().ok())
 }
 
-/// The body (written by `event::history_body`, which writes what serde
-/// writes for this; tested).
+/// The body (written by [`Envelope`] as the events are read, exactly what
+/// serde writes for this; tested).
 #[derive(Serialize, ToSchema)]
 pub struct History<'a> {
     pub events: Vec<StoredEvent<'a>>,
     pub limit: u64,
     pub offset: u64,
+}
+
+/// `{"events":[...],"limit":L,"offset":O}`, as serde writes `History`,
+/// one event at a time.
+pub struct Envelope {
+    buf: Vec<u8>,
+    first: bool,
+}
+
+impl Envelope {
+    /// About 330 bytes an event.
+    pub fn open(events: usize) -> Self {
+        let mut buf = Vec::with_capacity(64 + events.saturating_mul(340));
+        buf.extend_from_slice(b"{\"events\":[");
+        Self { buf, first: true }
+    }
+
+    pub fn close(mut self, limit: u64, offset: u64) -> Vec<u8> {
+        use std::io::Write;
+        // Writing into a Vec cannot fail.
+        let _ = write!(self.buf, "],\"limit\":{limit},\"offset\":{offset}}}");
+        self.buf
+    }
+}
+
+impl EventSink for Envelope {
+    type Error = keel_platform::http::json::JsonError;
+
+    fn restart(&mut self) {
+        self.buf.truncate("{\"events\":[".len());
+        self.first = true;
+    }
+
+    fn event(&mut self, e: &StoredEvent<'_>) -> Result<(), Self::Error> {
+        if !std::mem::take(&mut self.first) {
+            self.buf.push(b',');
+        }
+        keel_platform::http::json::to_writer(&mut self.buf, e)
+    }
 }
 
 /// The caller's events, newest first.
@@ -64,7 +103,48 @@ pub async fn history(
     let offset = whole(page.offset.as_deref(), "offset", 0)?
         .filter(|o| *o <= MAX_OFFSET)
         .ok_or_else(|| error::invalid("offset", "must be at most 1000000000"))?;
-    Ok(JsonBytes(
-        event::history_body(&state.db, &me.user_id, limit, offset).await?,
-    ))
+    let mut body = Envelope::open(usize::try_from(limit).unwrap_or(0));
+    event::history_into(&state.db, (&me.user_id, limit, offset), &mut body).await?;
+    Ok(JsonBytes(body.close(limit, offset)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::event as stored;
+
+    #[test]
+    fn the_envelope_is_what_serde_writes_for_history() {
+        let model = stored::Model {
+            seq: 7,
+            id: "e1".to_owned(),
+            user_id: "u \"1\"".to_owned(),
+            session_id: "s\n".to_owned(),
+            timestamp: "2026-01-01T00:00:00Z".to_owned(),
+            model: "m".to_owned(),
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 3,
+            cache_write_tokens: 4,
+            cost_usd: 0.1 + 0.2,
+            created_at: chrono::DateTime::from_timestamp(1_767_225_600, 123_456_789)
+                .unwrap_or_default(),
+        };
+        for events in [vec![], vec![&model], vec![&model, &model]] {
+            let mut body = Envelope::open(events.len());
+            // A restart drops what was written before it.
+            body.event(&StoredEvent::from(&model)).unwrap_or_default();
+            body.restart();
+            for e in &events {
+                body.event(&StoredEvent::from(*e)).unwrap_or_default();
+            }
+            let expected = serde_json::to_string(&History {
+                events: events.iter().map(|e| StoredEvent::from(*e)).collect(),
+                limit: 50,
+                offset: 3,
+            })
+            .unwrap_or_default();
+            assert_eq!(String::from_utf8_lossy(&body.close(50, 3)), expected);
+        }
+    }
 }

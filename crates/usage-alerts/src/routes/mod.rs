@@ -4,7 +4,7 @@ mod account;
 mod devices;
 mod events;
 mod failures;
-pub(crate) mod history;
+pub mod history;
 mod preferences;
 mod status;
 

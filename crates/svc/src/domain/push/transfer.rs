@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use axum::body::Bytes;
+use bytes::Bytes;
 use chrono::Utc;
 use futures::StreamExt;
 use keel_platform::db::Db;
