@@ -77,6 +77,18 @@ impl WireShape for Wire {
         }
     }
 
+    /// A body read into its type: a field at fault is
+    /// `rest_missing_callback_param` or `rest_invalid_param` naming it,
+    /// as the hand-checked bodies answer.
+    fn input_error(e: keel_platform::http::input::InputError) -> Error {
+        match e {
+            keel_platform::http::input::InputError::Body(p) => Error::from(p),
+            keel_platform::http::input::InputError::Field { path, problem } => {
+                Error::from(crate::domain::params::from_field(&path, &problem))
+            }
+        }
+    }
+
     fn body(status: StatusCode, code: &str, message: &str, data: &Map<String, Value>) -> Value {
         let mut data = data.clone();
         data.insert("status".to_owned(), Value::from(status.as_u16()));

@@ -10,3 +10,4 @@ pub mod params;
 pub mod push;
 pub mod settings;
 pub mod site;
+pub mod values;

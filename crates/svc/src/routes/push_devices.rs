@@ -11,10 +11,10 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::domain::push::devices;
-use crate::domain::push::registration::{Registration, missing};
+use crate::domain::push::registration::{Registration, RegistrationBody, missing};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
-use crate::input::{Fields, Params, RawBody};
+use crate::input::{AnyBody, Params, RawBody};
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -29,7 +29,7 @@ pub struct Registered {
 /// Register a device, or update (and reactivate) a known one.
 #[utoipa::path(post, path = "/register", tag = "push", security(("app_check" = [])),
     request_body(description = "JSON. A urlencoded form or multipart form fields are read too, though a form cannot say `null` (an empty field is absent)", content(
-        (Registration = "application/json"),
+        (RegistrationBody = "application/json"),
     )),
     responses(
         (status = 200, body = Registered),
@@ -39,14 +39,14 @@ pub struct Registered {
 pub async fn register(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Fields(body): Fields,
+    AnyBody(body): AnyBody<RegistrationBody>,
 ) -> Result<Json<Registered>, Error> {
     let settings = state.settings.get().await?;
     let token = headers
         .get(crate::routes::APPCHECK_HEADER)
         .and_then(|v| v.to_str().ok());
     let verified = state.appcheck.verify(token, &settings).await?;
-    let reg = Registration::parse(&body)?;
+    let reg = Registration::from(body);
     let created = state
         .registrations
         .submit(devices::NewRegistration {

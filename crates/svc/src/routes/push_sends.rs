@@ -13,12 +13,12 @@ use utoipa::ToSchema;
 use crate::auth::{Admin, Push};
 use crate::domain::push::idempotency::IdempotencyKey;
 use crate::domain::push::progress::{self, Progress, SendStatus};
-use crate::domain::push::request::SendRequest;
+use crate::domain::push::request::{SendBody, SendRequest};
 use crate::domain::push::send;
 use crate::entity::push_send;
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
-use crate::input::Fields;
+use crate::input::AnyBody;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -76,7 +76,7 @@ const REPLAYED: &str = "idempotent-replayed";
             description = "A key of the client's choosing (a UUID): the same key from the same admin within 24 hours answers the first send's answer and sends nothing more; with a different request it is 422"),
     ),
     request_body(description = "JSON. Form fields are read too (urlencoded with bracketed keys, `target[push_tokens][]=...`, or multipart with `data` and `target` as JSON parts), though a form cannot say `null`", content(
-        (SendRequest = "application/json"),
+        (SendBody = "application/json"),
     )),
     responses(
         (status = 202, body = SendAccepted, headers(
@@ -90,14 +90,14 @@ pub async fn send_notification(
     State(state): State<AppState>,
     admin: Admin<Push>,
     headers: HeaderMap,
-    Fields(body): Fields,
+    AnyBody(body): AnyBody<SendBody>,
 ) -> Result<Response, Error> {
     let key = headers
         .get(IDEMPOTENCY_KEY)
         .map(|v| IdempotencyKey::parse(v.as_bytes()))
         .transpose()
         .map_err(|e| error::invalid_param(e.to_string()))?;
-    let req = SendRequest::parse(&body)?;
+    let req = SendRequest::from(body);
     let made = send::create(&state.db, req, (admin.user.id, key.as_ref())).await?;
     let accepted = Json(SendAccepted {
         status: made.status,

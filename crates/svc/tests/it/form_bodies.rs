@@ -220,7 +220,28 @@ async fn a_send_comes_as_a_form_with_bracketed_filters() {
         .http
         .post(svc.url("/send"))
         .basic_auth(&admin.user, Some(&admin.password))
-        .form(&[("title", "Hello"), ("local_time", "9am")])
+        .form(&[("title", "Hello"), ("body", "World"), ("local_time", "9am")])
+        .send()
+        .await
+        .unwrap();
+    let r = finish(r).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (400, "rest_invalid_param"),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.body["data"]["params"]["local_time"].is_string(),
+        "{}",
+        r.text
+    );
+    let r = svc
+        .app
+        .http
+        .post(svc.url("/send"))
+        .basic_auth(&admin.user, Some(&admin.password))
+        .form(&[("title", "Hello")])
         .send()
         .await
         .unwrap();
@@ -231,4 +252,5 @@ async fn a_send_comes_as_a_form_with_bracketed_filters() {
         "{}",
         r.text
     );
+    assert_eq!(r.body["data"]["params"], json!(["body"]));
 }

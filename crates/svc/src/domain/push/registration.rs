@@ -4,7 +4,10 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
+use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::domain::values::{DeviceType, FreeText, Locale, PushToken, TimeZone};
 
 pub use crate::domain::params::{ParamError, invalid, missing};
 
@@ -39,103 +42,77 @@ pub fn valid_timezone(tz: &str) -> bool {
     tz.parse::<chrono_tz::Tz>().is_ok()
 }
 
-/// A registration, checked by [`Registration::parse`]; documents POST /register's body.
-#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+/// A registration, checked (see [`RegistrationBody`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
-    /// `ExponentPushToken[...]`, `ExpoPushToken[...]` or another
-    /// `<Name>PushToken[<opaque>]`, exactly as issued.
-    #[schema(pattern = r"^[A-Za-z][A-Za-z0-9]{0,31}PushToken\[[!-Z\\^-~]{1,200}\]$")]
     pub push_token: String,
-    /// `ios` or `android`
-    #[schema(pattern = "^(ios|android)$")]
     pub device_type: String,
-    /// Free text (trimmed; blank is absent).
-    #[schema(max_length = 100)]
     pub device_model: Option<String>,
-    #[schema(max_length = 50)]
     pub os_version: Option<String>,
-    #[schema(max_length = 50)]
     pub app_version: Option<String>,
-    /// A locale tag, e.g. `en-US` (empty: none).
-    #[schema(pattern = r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3})?$")]
     pub locale: Option<String>,
-    /// An IANA zone, e.g. `Europe/Berlin` (empty: none).
-    #[schema(schema_with = timezone_schema)]
     pub timezone: Option<String>,
-    #[schema(max_length = 255)]
     pub user_label: Option<String>,
 }
 
-/// The zone names keel knows (the IANA database it is built with), or
-/// empty.
-fn timezone_schema() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-    let names = [Value::Null, Value::from("")].into_iter().chain(
-        chrono_tz::TZ_VARIANTS
-            .iter()
-            .map(|tz| Value::from(tz.name())),
-    );
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
-        .enum_values(Some(names))
-        .build()
+/// POST /register's body (and a row of a device import), each field
+/// checked by its type.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct RegistrationBody {
+    #[schema(inline)]
+    push_token: PushToken,
+    #[schema(inline)]
+    device_type: DeviceType,
+    // Free text (trimmed; blank is absent).
+    #[serde(default)]
+    #[schema(inline)]
+    device_model: FreeText<100>,
+    #[serde(default)]
+    #[schema(inline)]
+    os_version: FreeText<50>,
+    #[serde(default)]
+    #[schema(inline)]
+    app_version: FreeText<50>,
+    // A locale tag, e.g. `en-US` (empty: none).
+    #[serde(default)]
+    #[schema(inline)]
+    locale: Locale,
+    // An IANA zone, e.g. `Europe/Berlin` (empty: none).
+    #[serde(default)]
+    #[schema(inline)]
+    timezone: TimeZone,
+    #[serde(default)]
+    #[schema(inline)]
+    user_label: FreeText<255>,
 }
 
-/// Free text: trimmed, blank as absent, at most `max` characters.
-fn text(body: &Map<String, Value>, field: &str, max: usize) -> Result<Option<String>, ParamError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.chars().count() > max => {
-            Err(invalid(field, &format!("must be at most {max} characters")))
+impl From<RegistrationBody> for Registration {
+    fn from(b: RegistrationBody) -> Self {
+        Self {
+            push_token: b.push_token.0,
+            device_type: b.device_type.0,
+            device_model: b.device_model.0,
+            os_version: b.os_version.0,
+            app_version: b.app_version.0,
+            locale: b.locale.0,
+            timezone: b.timezone.0,
+            user_label: b.user_label.0,
         }
-        Some(Value::String(s)) if keel_platform::http::input::is_blank(s) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.trim().to_owned())),
-        Some(_) => Err(invalid(field, "must be a string")),
-    }
-}
-
-/// A value with a shape: exactly as sent (never trimmed); empty as absent.
-fn shaped(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ParamError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.is_empty() => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(invalid(field, "must be a string")),
     }
 }
 
 impl Registration {
-    /// Checks a registration body (JSON object), naming the field at fault.
+    /// Checks a registration given as fields (a row of a device import),
+    /// naming the field at fault as the body's extractor does.
     pub fn parse(body: &Map<String, Value>) -> Result<Self, ParamError> {
-        let push_token = shaped(body, "push_token")?.ok_or_else(|| missing("push_token"))?;
-        if !valid_push_token(&push_token) {
-            return Err(invalid("push_token", PUSH_TOKEN_SHAPE));
-        }
-        let device_type = shaped(body, "device_type")?.ok_or_else(|| missing("device_type"))?;
-        if device_type != "ios" && device_type != "android" {
-            return Err(invalid("device_type", "must be ios or android"));
-        }
-        let locale = shaped(body, "locale")?;
-        if locale.as_deref().is_some_and(|l| !valid_locale(l)) {
-            return Err(invalid("locale", "must be a locale tag such as en-US"));
-        }
-        let timezone = shaped(body, "timezone")?;
-        if timezone.as_deref().is_some_and(|t| !valid_timezone(t)) {
-            return Err(invalid(
-                "timezone",
-                "must be an IANA time zone name such as Europe/Berlin",
-            ));
-        }
-        Ok(Self {
-            push_token,
-            device_type,
-            device_model: text(body, "device_model", 100)?,
-            os_version: text(body, "os_version", 50)?,
-            app_version: text(body, "app_version", 50)?,
-            locale,
-            timezone,
-            user_label: text(body, "user_label", 255)?,
-        })
+        keel_platform::http::input::from_value::<RegistrationBody>(Value::Object(body.clone()))
+            .map(Self::from)
+            .map_err(|e| match e {
+                keel_platform::http::input::InputError::Field { path, problem } => {
+                    crate::domain::params::from_field(&path, &problem)
+                }
+                keel_platform::http::input::InputError::Body(p) => invalid("body", &p.message()),
+            })
     }
 }
 

@@ -1,39 +1,80 @@
 //! What a send asks for: its message, its target filters and its schedule
 //! (`send_at`, or a wall-clock `local_time` in each device's own zone),
-//! checked field by field.
+//! read field by field into typed values (`domain::values`), which the
+//! OpenAPI document reads too.
 
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::registration::{ParamError, invalid, missing, valid_push_token};
+use super::registration::{PUSH_TOKEN_PATTERN, valid_push_token};
+use crate::domain::values::{AsSent, Data, Moment, Required, WallClock};
 
 /// Which active devices a send goes to; every filter given must match.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Target {
-    /// `ios` or `android`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^(ios|android)$")]
     pub device_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 35)]
     pub locale: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 50)]
     pub app_version: Option<String>,
-    /// At most 10,000 push tokens.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(schema_with = push_tokens_schema)]
     pub push_tokens: Option<Vec<String>>,
+}
+
+/// The filters as a body gives them; documents `target`.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct Filters {
+    /// `ios` or `android`.
+    #[serde(default, deserialize_with = "device_type")]
+    #[schema(value_type = Option<String>, pattern = "^(ios|android)$")]
+    device_type: Option<String>,
+    #[serde(default)]
+    #[schema(inline)]
+    locale: AsSent<35>,
+    #[serde(default)]
+    #[schema(inline)]
+    app_version: AsSent<50>,
+    /// At most 10,000 push tokens.
+    #[serde(default, deserialize_with = "push_tokens")]
+    #[schema(schema_with = push_tokens_schema)]
+    push_tokens: Option<Vec<String>>,
+}
+
+fn device_type<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<String>::deserialize(d).map_err(|_| D::Error::custom("must be a string"))? {
+        None => Ok(None),
+        Some(t) if t == "ios" || t == "android" => Ok(Some(t)),
+        Some(_) => Err(D::Error::custom("must be ios or android")),
+    }
+}
+
+fn push_tokens<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::Array(items) if items.len() <= 10_000 => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .filter(|t| valid_push_token(t))
+                    .map(str::to_owned)
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(Some)
+            .ok_or_else(|| D::Error::custom("must be push tokens")),
+        _ => Err(D::Error::custom("must be an array of at most 10000 tokens")),
+    }
 }
 
 fn push_tokens_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
     let token = ObjectBuilder::new()
         .schema_type(Type::String)
-        .pattern(Some(super::registration::PUSH_TOKEN_PATTERN));
+        .pattern(Some(PUSH_TOKEN_PATTERN));
     ArrayBuilder::new()
         .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
             Type::Array,
@@ -44,147 +85,91 @@ fn push_tokens_schema() -> utoipa::openapi::schema::Array {
         .build()
 }
 
-/// A send, checked by [`SendRequest::parse`]; documents POST /send's body.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct SendRequest {
-    /// 1 to 200 characters, not blank.
-    #[schema(max_length = 200, pattern = r"\S")]
-    pub title: String,
-    /// 1 to 2,000 characters, not blank.
-    #[schema(max_length = 2000, pattern = r"\S")]
-    pub body: String,
-    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
-    pub data: Option<Map<String, Value>>,
-    /// Default (absent, `null` or the string `"all"`): every active device.
-    #[schema(value_type = Option<Target>, required = false)]
-    pub target: Target,
-    /// ISO 8601 with an offset; in the future: scheduled.
-    #[schema(value_type = Option<String>, format = DateTime, max_length = 64)]
-    pub send_at: Option<DateTime<Utc>>,
-    /// `HH:MM` in each device's own time zone.
-    #[schema(value_type = Option<String>, pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
-    pub local_time: Option<NaiveTime>,
-}
-
-fn string(
-    body: &Map<String, Value>,
-    field: &str,
-    max: usize,
-    required: bool,
-) -> Result<Option<String>, ParamError> {
-    match body.get(field) {
-        None | Some(Value::Null) if required => Err(missing(field)),
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if required && keel_platform::http::input::is_blank(s) => {
-            Err(missing(field))
-        }
-        Some(Value::String(s)) if s.chars().count() > max => {
-            Err(invalid(field, &format!("must be at most {max} characters")))
-        }
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(invalid(field, "must be a string")),
-    }
-}
-
-impl SendRequest {
-    pub fn parse(body: &Map<String, Value>) -> Result<Self, ParamError> {
-        let title = string(body, "title", 200, true)?.unwrap_or_default();
-        let text = string(body, "body", 2000, true)?.unwrap_or_default();
-        let data = match body.get("data") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(o)) if Value::Object(o.clone()).to_string().len() <= 3072 => {
-                Some(o.clone())
-            }
-            Some(Value::Object(_)) => {
-                return Err(invalid("data", "must be at most 3072 bytes of JSON"));
-            }
-            Some(_) => return Err(invalid("data", "must be an object")),
-        };
-        let target = match body.get("target") {
-            None | Some(Value::Null) => Target::default(),
-            Some(Value::String(s)) if s == "all" => Target::default(),
-            Some(Value::Object(o)) => parse_target(o)?,
-            Some(_) => {
-                return Err(invalid(
-                    "target",
+/// `target`: absent, `null` or `"all"` (every active device), or filters.
+/// A wrong filter is an error of `target` naming the filter, as it was.
+impl<'de> Deserialize<'de> for Target {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let o = match Value::deserialize(d)? {
+            Value::Null => return Ok(Self::default()),
+            Value::String(s) if s == "all" => return Ok(Self::default()),
+            Value::Object(o) => o,
+            _ => {
+                return Err(D::Error::custom(
                     "must be an object of filters (or \"all\")",
                 ));
             }
         };
-        let send_at = match string(body, "send_at", 64, false)? {
-            None => None,
-            Some(raw) => Some(
-                DateTime::parse_from_rfc3339(raw.trim())
-                    .map_err(|_| {
-                        invalid("send_at", "must be an ISO 8601 date-time with an offset")
-                    })?
-                    .with_timezone(&Utc),
-            ),
-        };
-        let local_time = match string(body, "local_time", 5, false)? {
-            None => None,
-            Some(raw) => Some(
-                parse_hhmm(&raw)
-                    .ok_or_else(|| invalid("local_time", "must be HH:MM (00:00 to 23:59)"))?,
-            ),
-        };
+        let known = ["device_type", "locale", "app_version", "push_tokens"];
+        if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(D::Error::custom(format!("has an unknown filter {k:?}")));
+        }
+        let f: Filters = keel_platform::http::input::from_value(Value::Object(o)).map_err(|e| {
+            D::Error::custom(match e {
+                keel_platform::http::input::InputError::Field { path, problem } => {
+                    format!("{path} {problem}")
+                }
+                keel_platform::http::input::InputError::Body(p) => p.message(),
+            })
+        })?;
         Ok(Self {
-            title,
-            body: text,
-            data,
-            target,
-            send_at,
-            local_time,
+            device_type: f.device_type,
+            locale: f.locale.0,
+            app_version: f.app_version.0,
+            push_tokens: f.push_tokens,
         })
     }
 }
 
-fn parse_hhmm(raw: &str) -> Option<NaiveTime> {
-    let (h, m) = raw.split_once(':')?;
-    if h.len() != 2 || m.len() != 2 {
-        return None;
-    }
-    NaiveTime::from_hms_opt(h.parse().ok()?, m.parse().ok()?, 0)
+/// POST /send's body, as read (JSON, or a form with bracketed keys, or
+/// multipart with `data` and `target` as JSON parts); each field checked
+/// by its type.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SendBody {
+    // 1 to 200 characters, not blank.
+    #[schema(inline)]
+    pub title: Required<200>,
+    // 1 to 2,000 characters, not blank.
+    #[schema(inline)]
+    pub body: Required<2000>,
+    #[serde(default)]
+    #[schema(inline)]
+    pub data: Option<Data>,
+    /// Default (absent, `null` or the string `"all"`): every active device.
+    #[serde(default)]
+    #[schema(value_type = Option<Filters>)]
+    pub target: Target,
+    // ISO 8601 with an offset; in the future: scheduled.
+    #[serde(default)]
+    #[schema(inline)]
+    pub send_at: Option<Moment>,
+    // `HH:MM` in each device's own time zone.
+    #[serde(default)]
+    #[schema(inline)]
+    pub local_time: Option<WallClock>,
 }
 
-fn parse_target(o: &Map<String, Value>) -> Result<Target, ParamError> {
-    let known = ["device_type", "locale", "app_version", "push_tokens"];
-    if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(invalid("target", &format!("has an unknown filter {k:?}")));
-    }
-    let device_type = string(o, "device_type", 16, false)?;
-    if device_type
-        .as_deref()
-        .is_some_and(|t| t != "ios" && t != "android")
-    {
-        return Err(invalid("target", "device_type must be ios or android"));
-    }
-    let push_tokens = match o.get("push_tokens") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) if items.len() <= 10_000 => {
-            let tokens: Option<Vec<String>> = items
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .filter(|t| valid_push_token(t))
-                        .map(str::to_owned)
-                })
-                .collect();
-            Some(tokens.ok_or_else(|| invalid("target", "push_tokens must be push tokens"))?)
+/// A send, checked (see [`SendBody`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SendRequest {
+    pub title: String,
+    pub body: String,
+    pub data: Option<Map<String, Value>>,
+    pub target: Target,
+    pub send_at: Option<DateTime<Utc>>,
+    pub local_time: Option<NaiveTime>,
+}
+
+impl From<SendBody> for SendRequest {
+    fn from(b: SendBody) -> Self {
+        Self {
+            title: b.title.0,
+            body: b.body.0,
+            data: b.data.map(|d| d.0),
+            target: b.target,
+            send_at: b.send_at.map(|m| m.0),
+            local_time: b.local_time.map(|w| w.0),
         }
-        Some(_) => {
-            return Err(invalid(
-                "target",
-                "push_tokens must be an array of at most 10000 tokens",
-            ));
-        }
-    };
-    Ok(Target {
-        device_type,
-        locale: string(o, "locale", 35, false)?,
-        app_version: string(o, "app_version", 50, false)?,
-        push_tokens,
-    })
+    }
 }
 
 /// The first moment on or after `from` when it is `at` in `tz` (UTC when
@@ -248,9 +233,10 @@ mod tests {
     }
 
     #[test]
-    fn send_requests_are_checked_field_by_field() {
-        let body = |v: Value| v.as_object().cloned().unwrap();
-        assert!(SendRequest::parse(&body(serde_json::json!({"title": "t", "body": "b"}))).is_ok());
+    fn send_bodies_are_checked_field_by_field() {
+        let read = |v: Value| serde_json::from_value::<SendBody>(v).map_err(|e| e.to_string());
+        assert!(read(serde_json::json!({"title": "t", "body": "b"})).is_ok());
+        assert!(read(serde_json::json!({"title": "t", "body": "b", "target": "all"})).is_ok());
         for bad in [
             serde_json::json!({"body": "b"}),
             serde_json::json!({"title": "t", "body": "b", "data": [1]}),
@@ -259,7 +245,14 @@ mod tests {
             serde_json::json!({"title": "t", "body": "b", "target": {"device_type": "windows"}}),
             serde_json::json!({"title": "t", "body": "b", "target": {"nope": 1}}),
         ] {
-            assert!(SendRequest::parse(&body(bad.clone())).is_err(), "{bad}");
+            assert!(read(bad.clone()).is_err(), "{bad}");
         }
+        let e = read(
+            serde_json::json!({"title": "t", "body": "b", "target": {"device_type": "windows"}}),
+        );
+        assert_eq!(
+            e.err().as_deref(),
+            Some("device_type must be ios or android")
+        );
     }
 }
