@@ -6,13 +6,13 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
-use chrono::Utc;
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use crate::domain::sessions::Client;
+use crate::domain::sessions::{self, Client};
 use crate::entity::{session, user};
 use crate::error::{self, Error};
 use crate::id::{SessionId, UserId};
+use crate::identity::cache::SharedEpoch;
 use crate::identity::tokens::TokenError;
 use crate::state::AppState;
 
@@ -49,9 +49,9 @@ impl FromRequestParts<AppState> for Authed {
         let cached = match state.sessions.get(&claims.sid, &claims.sub) {
             Some((user, None)) => Some(user),
             // Shared: only while no node changed the user since.
-            Some((user, Some(then))) => {
-                (state.sessions.shared_epoch(&claims.sub).await == Some(Some(then))).then_some(user)
-            }
+            Some((user, Some(then))) => (state.sessions.shared_epoch(&claims.sub).await
+                == SharedEpoch::Now(then))
+            .then_some(user),
             None => None,
         };
         let user = match cached {
@@ -77,14 +77,13 @@ async fn load(
     let epoch = state.sessions.epoch();
     // Read before the database, so a change committed meanwhile is caught.
     let shared = if state.sessions.enabled() {
-        state.sessions.shared_epoch(user_id).await.flatten()
+        state.sessions.shared_epoch(user_id).await.known()
     } else {
         None
     };
     let found = session::Entity::find_by_id(session_id)
         .filter(session::Column::UserId.eq(user_id))
-        .filter(session::Column::RevokedAt.is_null())
-        .filter(session::Column::ExpireAt.gt(Utc::now()))
+        .filter(sessions::live_now())
         .find_also_related(user::Entity)
         .one(state.db().read())
         .await?;

@@ -66,6 +66,11 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         .map(|(s, l)| Ok((s.name, local_addr(s.listener.var, l)?)))
         .collect::<Result<Vec<_>, StartError>>()?;
     let apps = build_services(builders, (&platform, &mut registry, &tasks), &addrs)?;
+    if let Some(kind) = registry.registered_twice() {
+        return Err(StartError::other(format!(
+            "job kind {kind} is registered twice: one handler would never run"
+        )));
+    }
     serve(
         Launch {
             platform,

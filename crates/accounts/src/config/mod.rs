@@ -10,6 +10,24 @@ use std::time::Duration;
 use keel_platform::config::{ConfigError, Secret, Source};
 use keel_platform::jobs::cron::Cron;
 
+// The variables accounts reads (the passkeys' are in `passkeys`).
+const ACCESS_TTL_SECS: &str = "KEEL_ACCOUNTS_ACCESS_TTL_SECS";
+const APP_NAME: &str = "KEEL_ACCOUNTS_APP_NAME";
+const APP_URL: &str = "KEEL_ACCOUNTS_APP_URL";
+const CHANGE_EMAIL_LINK: &str = "KEEL_ACCOUNTS_CHANGE_EMAIL_LINK";
+const EMAIL_RESEND_INTERVAL_SECS: &str = "KEEL_ACCOUNTS_EMAIL_RESEND_INTERVAL_SECS";
+const GEOIP_CSV: &str = "KEEL_ACCOUNTS_GEOIP_CSV";
+const JWT_SECRET: &str = "KEEL_ACCOUNTS_JWT_SECRET";
+const LOGINS_PER_MINUTE: &str = "KEEL_ACCOUNTS_LOGINS_PER_MINUTE";
+const PATH_PREFIX: &str = "KEEL_ACCOUNTS_PATH_PREFIX";
+const PUBLIC_URL: &str = "KEEL_ACCOUNTS_PUBLIC_URL";
+const REFRESH_TTL_SECS: &str = "KEEL_ACCOUNTS_REFRESH_TTL_SECS";
+const REGISTRATIONS_PER_MINUTE: &str = "KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE";
+const SESSION_CACHE_SECS: &str = "KEEL_ACCOUNTS_SESSION_CACHE_SECS";
+const TOTP_ISSUER: &str = "KEEL_ACCOUNTS_TOTP_ISSUER";
+const VERIFY_EMAIL_LINK: &str = "KEEL_ACCOUNTS_VERIFY_EMAIL_LINK";
+const WEEKLY_MAIL_CRON: &str = "KEEL_ACCOUNTS_WEEKLY_MAIL_CRON";
+
 #[derive(Debug, Clone)]
 pub struct Config {
     /// HS256 key for access tokens; generated under the data directory if unset.
@@ -56,20 +74,19 @@ pub struct WeeklyMail {
 
 impl WeeklyMail {
     fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let var = "KEEL_ACCOUNTS_WEEKLY_MAIL_CRON";
+        let var = WEEKLY_MAIL_CRON;
         let cron = keel_platform::jobs::cron::parse(&src.string_or(var, "0 8 * * 1"))
             .map_err(|e| ConfigError::invalid(var, e.to_string()))?;
         let public_url = src
-            .get("KEEL_ACCOUNTS_PUBLIC_URL")
+            .get(PUBLIC_URL)
             .map(|u| u.trim_end_matches('/').to_owned());
         if let Some(u) = &public_url {
-            check_public_url(u)
-                .map_err(|why| ConfigError::invalid("KEEL_ACCOUNTS_PUBLIC_URL", why))?;
+            check_public_url(u).map_err(|why| ConfigError::invalid(PUBLIC_URL, why))?;
         }
         Ok(Self {
             cron,
             public_url,
-            app_url: src.get("KEEL_ACCOUNTS_APP_URL").map(str::to_owned),
+            app_url: src.get(APP_URL).map(str::to_owned),
         })
     }
 }
@@ -91,61 +108,43 @@ fn check_public_url(u: &str) -> Result<(), &'static str> {
 
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let jwt_secret = src.secret("KEEL_ACCOUNTS_JWT_SECRET");
+        let jwt_secret = src.secret(JWT_SECRET);
         if jwt_secret.as_ref().is_some_and(|s| s.expose().len() < 32) {
             return Err(ConfigError::invalid(
-                "KEEL_ACCOUNTS_JWT_SECRET",
+                JWT_SECRET,
                 "must be at least 32 characters",
             ));
         }
-        let prefix = src.string_or("KEEL_ACCOUNTS_PATH_PREFIX", "");
+        let prefix = src.string_or(PATH_PREFIX, "");
         let prefix = prefix.trim_end_matches('/').to_owned();
         if !prefix.is_empty() && !prefix.starts_with('/') {
-            return Err(ConfigError::invalid(
-                "KEEL_ACCOUNTS_PATH_PREFIX",
-                "must start with /",
-            ));
+            return Err(ConfigError::invalid(PATH_PREFIX, "must start with /"));
         }
-        let access_ttl = src.secs_or(
-            "KEEL_ACCOUNTS_ACCESS_TTL_SECS",
-            Duration::from_secs(15 * 60),
-        )?;
+        let access_ttl = src.secs_or(ACCESS_TTL_SECS, Duration::from_secs(15 * 60))?;
         if access_ttl.is_zero() {
-            return Err(ConfigError::invalid(
-                "KEEL_ACCOUNTS_ACCESS_TTL_SECS",
-                "must be positive",
-            ));
+            return Err(ConfigError::invalid(ACCESS_TTL_SECS, "must be positive"));
         }
-        let totp_issuer = src.string_or("KEEL_ACCOUNTS_TOTP_ISSUER", "keel");
-        let app_name = src.string_or("KEEL_ACCOUNTS_APP_NAME", &totp_issuer);
+        let totp_issuer = src.string_or(TOTP_ISSUER, "keel");
+        let app_name = src.string_or(APP_NAME, &totp_issuer);
         Ok(Self {
             jwt_secret,
             passkeys: Passkeys::from_source(src, &app_name)?,
             app_name,
             weekly_mail: WeeklyMail::from_source(src)?,
             access_ttl,
-            refresh_ttl: src.secs_or(
-                "KEEL_ACCOUNTS_REFRESH_TTL_SECS",
-                Duration::from_secs(30 * 24 * 3600),
-            )?,
+            refresh_ttl: src.secs_or(REFRESH_TTL_SECS, Duration::from_secs(30 * 24 * 3600))?,
             totp_issuer,
-            geoip_csv: src.get("KEEL_ACCOUNTS_GEOIP_CSV").map(PathBuf::from),
-            email_verify_link: src
-                .get("KEEL_ACCOUNTS_VERIFY_EMAIL_LINK")
-                .map(str::to_owned),
-            email_change_link: src
-                .get("KEEL_ACCOUNTS_CHANGE_EMAIL_LINK")
-                .map(str::to_owned),
-            email_resend_interval: src.secs_or(
-                "KEEL_ACCOUNTS_EMAIL_RESEND_INTERVAL_SECS",
-                Duration::from_secs(60),
-            )?,
+            geoip_csv: src.get(GEOIP_CSV).map(PathBuf::from),
+            email_verify_link: src.get(VERIFY_EMAIL_LINK).map(str::to_owned),
+            email_change_link: src.get(CHANGE_EMAIL_LINK).map(str::to_owned),
+            email_resend_interval: src
+                .secs_or(EMAIL_RESEND_INTERVAL_SECS, Duration::from_secs(60))?,
             path_prefix: prefix,
             session_cache: src
-                .parse::<u64>("KEEL_ACCOUNTS_SESSION_CACHE_SECS")?
+                .parse::<u64>(SESSION_CACHE_SECS)?
                 .map(Duration::from_secs),
-            logins_per_minute: src.parse_or("KEEL_ACCOUNTS_LOGINS_PER_MINUTE", 30)?,
-            registrations_per_minute: src.parse_or("KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE", 10)?,
+            logins_per_minute: src.parse_or(LOGINS_PER_MINUTE, 30)?,
+            registrations_per_minute: src.parse_or(REGISTRATIONS_PER_MINUTE, 10)?,
         })
     }
 }

@@ -17,6 +17,18 @@ const ANDROID: &str = "KEEL_ACCOUNTS_ANDROID_APPS";
 const TIMEOUT: &str = "KEEL_ACCOUNTS_WEBAUTHN_TIMEOUT_SECS";
 const TOP_ORIGINS: &str = "KEEL_ACCOUNTS_WEBAUTHN_TOP_ORIGINS";
 
+/// Why a value of the passkey settings is refused (after the variable's
+/// name in the start's error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct Invalid(String);
+
+impl From<Invalid> for String {
+    fn from(e: Invalid) -> Self {
+        e.0
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Passkeys {
     /// The relying party id: the domain passkeys are bound to.
@@ -103,7 +115,7 @@ impl Passkeys {
 }
 
 /// A domain name: lower-case labels of letters, digits and hyphens.
-fn check_rp_id(rp_id: &str) -> Result<(), String> {
+fn check_rp_id(rp_id: &str) -> Result<(), Invalid> {
     let label_ok = |l: &str| {
         !l.is_empty()
             && l.len() <= 63
@@ -117,9 +129,9 @@ fn check_rp_id(rp_id: &str) -> Result<(), String> {
     {
         Ok(())
     } else {
-        Err(format!(
+        Err(Invalid(format!(
             "{rp_id:?} is not a domain name (e.g. example.com: no scheme, port, path or IP address)"
-        ))
+        )))
     }
 }
 
@@ -147,53 +159,59 @@ fn web_origins(src: &Source, rp_id: &str) -> Result<Vec<Url>, ConfigError> {
     Ok(origins)
 }
 
-fn parse_origin(raw: &str, rp_id: &str) -> Result<Url, String> {
+fn parse_origin(raw: &str, rp_id: &str) -> Result<Url, Invalid> {
     if let Some(hash) = raw.strip_prefix("android:apk-key-hash:") {
         return match URL_SAFE_NO_PAD.decode(hash) {
-            Ok(bytes) if bytes.len() == 32 => Url::parse(raw).map_err(|e| format!("{raw}: {e}")),
-            _ => Err(format!(
+            Ok(bytes) if bytes.len() == 32 => {
+                Url::parse(raw).map_err(|e| Invalid(format!("{raw}: {e}")))
+            }
+            _ => Err(Invalid(format!(
                 "{raw}: the hash must be the signing certificate's SHA-256 in base64url without padding"
-            )),
+            ))),
         };
     }
-    let url = Url::parse(raw).map_err(|e| format!("{raw}: {e}"))?;
+    let url = Url::parse(raw).map_err(|e| Invalid(format!("{raw}: {e}")))?;
     let host = url.host_str().unwrap_or_default();
     let secure = url.scheme() == "https" || (url.scheme() == "http" && host == "localhost");
     if !secure {
-        return Err(format!(
+        return Err(Invalid(format!(
             "{raw}: must be https:// (http:// only on localhost)"
-        ));
+        )));
     }
     if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("{raw}: an origin has no path, query or fragment"));
+        return Err(Invalid(format!(
+            "{raw}: an origin has no path, query or fragment"
+        )));
     }
     if host != rp_id && !host.ends_with(&format!(".{rp_id}")) {
-        return Err(format!(
+        return Err(Invalid(format!(
             "{raw}: the host must be {rp_id} or a subdomain of it (the relying party id)"
-        ));
+        )));
     }
     Ok(url)
 }
 
 /// A site that may frame a sign-in: an https origin (http only on
 /// localhost), on any host.
-fn parse_top_origin(raw: &str) -> Result<Url, String> {
-    let url = Url::parse(raw).map_err(|e| format!("{raw}: {e}"))?;
+fn parse_top_origin(raw: &str) -> Result<Url, Invalid> {
+    let url = Url::parse(raw).map_err(|e| Invalid(format!("{raw}: {e}")))?;
     let host = url.host_str().unwrap_or_default();
     let secure = url.scheme() == "https" || (url.scheme() == "http" && host == "localhost");
     if !secure || host.is_empty() {
-        return Err(format!(
+        return Err(Invalid(format!(
             "{raw}: must be https:// (http:// only on localhost)"
-        ));
+        )));
     }
     if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("{raw}: an origin has no path, query or fragment"));
+        return Err(Invalid(format!(
+            "{raw}: an origin has no path, query or fragment"
+        )));
     }
     Ok(url)
 }
 
 /// `TEAMID.bundle.id`: a 10-character team id, a dot, a bundle id.
-fn check_apple_app_id(id: &str) -> Result<(), String> {
+fn check_apple_app_id(id: &str) -> Result<(), Invalid> {
     let ok = id.split_once('.').is_some_and(|(team, bundle)| {
         team.len() == 10
             && team
@@ -207,20 +225,20 @@ fn check_apple_app_id(id: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(Invalid(format!(
             "{id:?} is not TEAMID.bundle.id (a 10-character team id, e.g. ABCDE12345.com.example.app)"
-        ))
+        )))
     }
 }
 
 impl AndroidApp {
     /// `package=AB:CD:...` (the signing certificate's SHA-256 fingerprint
     /// as `keytool` prints it).
-    fn parse(raw: &str) -> Result<Self, String> {
+    fn parse(raw: &str) -> Result<Self, Invalid> {
         let bad = || {
-            format!(
+            Invalid(format!(
                 "{raw:?} is not package=FINGERPRINT (e.g. com.example.app=14:6D:E9:...: 32 bytes of hex)"
-            )
+            ))
         };
         let (package, fingerprint) = raw.split_once('=').ok_or_else(bad)?;
         let package_ok = !package.is_empty()

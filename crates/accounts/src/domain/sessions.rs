@@ -134,7 +134,7 @@ pub async fn refresh(
     let s = session::Entity::find_by_id(found.session_id.as_str())
         .one(db.read())
         .await?
-        .filter(|s| s.revoked_at.is_none() && s.expire_at > now)
+        .filter(|s| is_live(s, now))
         .ok_or(SessionError::InvalidRefresh)?;
     let u = users::find(db.read(), &UserId::stored(s.user_id.as_str())).await?;
     if u.is_banned {
@@ -220,6 +220,19 @@ pub async fn revoke_all<C: ConnectionTrait>(
     Ok(q.exec(conn).await?.rows_affected)
 }
 
+/// A session is live while it is neither revoked nor past its end: the
+/// rule, as a query's condition.
+pub fn live_now() -> keel_platform::sea_orm::Condition {
+    keel_platform::sea_orm::Condition::all()
+        .add(session::Column::RevokedAt.is_null())
+        .add(session::Column::ExpireAt.gt(Utc::now()))
+}
+
+/// The same rule, of a session read already.
+pub fn is_live(s: &session::Model, now: chrono::DateTime<Utc>) -> bool {
+    s.revoked_at.is_none() && s.expire_at > now
+}
+
 /// Live sessions, newest first.
 pub async fn live<C: ConnectionTrait>(
     conn: &C,
@@ -227,8 +240,7 @@ pub async fn live<C: ConnectionTrait>(
 ) -> Result<Vec<session::Model>, DbErr> {
     session::Entity::find()
         .filter(session::Column::UserId.eq(user_id))
-        .filter(session::Column::RevokedAt.is_null())
-        .filter(session::Column::ExpireAt.gt(Utc::now()))
+        .filter(live_now())
         .order_by_desc(session::Column::CreatedAt)
         .order_by_desc(session::Column::Id)
         .all(conn)

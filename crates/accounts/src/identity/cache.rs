@@ -43,6 +43,26 @@ struct Inner {
     sweep: Sweep,
 }
 
+/// A user's epoch in Redis, as read now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedEpoch {
+    /// The cache is this process's alone (no Redis).
+    NotShared,
+    Now(i64),
+    /// Redis could not be read: nothing is served from the cache.
+    Unreadable,
+}
+
+impl SharedEpoch {
+    /// The value, when there is one.
+    pub fn known(self) -> Option<i64> {
+        match self {
+            Self::Now(n) => Some(n),
+            Self::NotShared | Self::Unreadable => None,
+        }
+    }
+}
+
 pub struct SessionCache {
     ttl: Duration,
     inner: Mutex<Inner>,
@@ -73,17 +93,16 @@ impl SessionCache {
         self.shared.is_some()
     }
 
-    /// The user's epoch in Redis now: `Some(None)` when not shared,
-    /// `None` when Redis could not be read.
-    pub async fn shared_epoch(&self, user_id: &str) -> Option<Option<i64>> {
+    /// The user's epoch in Redis now.
+    pub async fn shared_epoch(&self, user_id: &str) -> SharedEpoch {
         let Some(cache) = &self.shared else {
-            return Some(None);
+            return SharedEpoch::NotShared;
         };
         match cache.counter(&epoch_key(user_id)).await {
-            Ok(n) => Some(Some(n)),
+            Ok(n) => SharedEpoch::Now(n),
             Err(e) => {
                 tracing::warn!(error = %e, "session cache: Redis unreadable; reading the database");
-                None
+                SharedEpoch::Unreadable
             }
         }
     }

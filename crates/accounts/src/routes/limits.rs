@@ -4,11 +4,9 @@
 //! Behind a proxy, set `KEEL_TRUSTED_PROXIES`, or every visitor counts as
 //! the proxy's one address.
 
-use std::net::IpAddr;
-use std::time::Duration;
-
 use crate::error::{self, Error};
 use crate::state::AppState;
+use std::net::IpAddr;
 
 /// Sign-in attempts a minute for one login name, whatever the address.
 const LOGINS_PER_NAME: u64 = 10;
@@ -16,18 +14,14 @@ const LOGINS_PER_NAME: u64 = 10;
 /// At most `limit` hits of `subject` under `scope` a minute (0: no
 /// limit); 429 beyond. The cache keys the subject by its pseudonym.
 async fn within(state: &AppState, scope: &str, subject: &str, limit: u64) -> Result<(), Error> {
-    if limit == 0 {
-        return Ok(());
-    }
-    let d = state
+    match state
         .platform
         .cache
-        .hit(scope, subject, limit, Duration::from_secs(60))
-        .await?;
-    if d.allowed {
-        Ok(())
-    } else {
-        Err(error::too_many_attempts(d.retry_after.as_secs().max(1)))
+        .per_minute(scope, subject, limit)
+        .await?
+    {
+        None => Ok(()),
+        Some(wait) => Err(error::too_many_attempts(wait.as_secs())),
     }
 }
 

@@ -79,7 +79,7 @@ pub struct AddPasskeyBody {
     name: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.create` answered, as
     /// its `toJSON()` writes it (binary fields in base64url).
-    #[schema(value_type = super::webauthn_json::Credential<super::webauthn_json::AttestationResponse>, required = true)]
+    #[schema(schema_with = super::webauthn_json::attestation, required = true)]
     credential: Option<RegisterPublicKeyCredential>,
 }
 
@@ -247,7 +247,7 @@ pub struct PasskeySignInBody {
     ceremony_id: Option<String>,
     /// The `PublicKeyCredential` `navigator.credentials.get` answered, as
     /// its `toJSON()` writes it.
-    #[schema(value_type = super::webauthn_json::Credential<super::webauthn_json::AssertionResponse>, required = true)]
+    #[schema(schema_with = super::webauthn_json::assertion, required = true)]
     credential: Option<PublicKeyCredential>,
 }
 

@@ -1,7 +1,5 @@
 //! `POST /api/auth/sign-in`, `POST /api/auth/sign-out`, `GET /api/auth/session`.
 
-use std::time::Duration;
-
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::SET_COOKIE;
@@ -53,15 +51,14 @@ pub(crate) async fn limited(
     limit: u64,
     message: &'static str,
 ) -> Result<(), Error> {
-    let d = state
+    match state
         .platform
         .cache
-        .hit(scope, subject, limit, Duration::from_secs(60))
-        .await?;
-    if d.allowed {
-        Ok(())
-    } else {
-        Err(error::too_many(message, d.retry_after.as_secs()))
+        .per_minute(scope, subject, limit)
+        .await?
+    {
+        None => Ok(()),
+        Some(wait) => Err(error::too_many(message, wait.as_secs())),
     }
 }
 

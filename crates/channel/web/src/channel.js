@@ -1,5 +1,5 @@
 // The channel page: the server rendered it offline or live already; this
-// polls stream.isLive every 10 s (the seed's interval), switches between
+// polls stream.isLive every 10 s (the interval the channel's clients use), switches between
 // the offline card and the player without a reload, and loads the player
 // (hls.js) and the chat only when they are needed, after first paint.
 

@@ -86,6 +86,27 @@ impl Cache {
     }
 }
 
+impl Cache {
+    /// A limit of `limit` hits a minute (0: none) on `subject` under
+    /// `scope`: `None` while within it, else how long until one more hit
+    /// would pass (at least a second). What the services' sign-in,
+    /// registration and set-up limits share.
+    pub async fn per_minute(
+        &self,
+        scope: &str,
+        subject: &str,
+        limit: u64,
+    ) -> Result<Option<Duration>, CacheError> {
+        if limit == 0 {
+            return Ok(None);
+        }
+        let d = self
+            .hit(scope, subject, limit, Duration::from_secs(60))
+            .await?;
+        Ok((!d.allowed).then(|| d.retry_after.max(Duration::from_secs(1))))
+    }
+}
+
 /// Counts a hit in an in-process table: (this slot's count, the previous
 /// slot's).
 fn count_here(

@@ -67,29 +67,43 @@ enum Kind {
     Internal(Cause),
 }
 
-/// A constructor per client status: `ApiError::not_found(code, message)`
-/// and so on, each the status with the service's `code`.
-macro_rules! status_constructors {
-    ($($name:ident => $status:ident),* $(,)?) => {
-        impl<S> ApiError<S> {
-            $(
-                #[doc = concat!("`", stringify!($status), "` with the service's `code`.")]
-                pub fn $name(code: &'static str, message: impl Into<String>) -> Self {
-                    Self::api(StatusCode::$status, code, message)
-                }
-            )*
-        }
-    };
-}
+/// One constructor per client status, each the status with the service's
+/// `code`.
+impl<S> ApiError<S> {
+    /// 400 with the service's `code`.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::BAD_REQUEST, code, message)
+    }
 
-status_constructors! {
-    bad_request => BAD_REQUEST,
-    unauthorized => UNAUTHORIZED,
-    forbidden => FORBIDDEN,
-    not_found => NOT_FOUND,
-    conflict => CONFLICT,
-    too_large => PAYLOAD_TOO_LARGE,
-    too_many => TOO_MANY_REQUESTS,
+    /// 401 with the service's `code`.
+    pub fn unauthorized(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::UNAUTHORIZED, code, message)
+    }
+
+    /// 403 with the service's `code`.
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::FORBIDDEN, code, message)
+    }
+
+    /// 404 with the service's `code`.
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::NOT_FOUND, code, message)
+    }
+
+    /// 409 with the service's `code`.
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::CONFLICT, code, message)
+    }
+
+    /// 413 with the service's `code`.
+    pub fn too_large(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::PAYLOAD_TOO_LARGE, code, message)
+    }
+
+    /// 429 with the service's `code`.
+    pub fn too_many(code: &'static str, message: impl Into<String>) -> Self {
+        Self::api(StatusCode::TOO_MANY_REQUESTS, code, message)
+    }
 }
 
 impl<S> ApiError<S> {

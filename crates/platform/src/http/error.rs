@@ -79,17 +79,3 @@ impl PlatformError {
 
 /// How a service turns a platform error into its wire shape.
 pub type Render = fn(PlatformError) -> Response;
-
-/// Implements `From<$rejection>` for a service error via `PlatformError`.
-#[macro_export]
-macro_rules! from_rejections {
-    ($err:ty: $($rejection:ty),+ $(,)?) => {
-        $(
-            impl From<$rejection> for $err {
-                fn from(r: $rejection) -> Self {
-                    <$err>::from($crate::http::PlatformError::from_rejection(r.status(), r.body_text()))
-                }
-            }
-        )+
-    };
-}

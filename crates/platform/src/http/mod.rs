@@ -6,6 +6,7 @@ pub mod body_guard;
 pub mod docs;
 mod drain;
 mod error;
+mod extractors;
 pub mod health;
 pub mod input;
 pub mod json;

@@ -115,6 +115,8 @@ struct Registered {
 #[derive(Default, Clone)]
 pub struct JobRegistry {
     handlers: HashMap<&'static str, Registered>,
+    /// Kinds registered more than once (a mistake the start refuses).
+    twice: Vec<&'static str>,
 }
 
 impl JobRegistry {
@@ -133,13 +135,22 @@ impl JobRegistry {
                 handler(job, ctx).await
             })
         });
-        self.handlers.insert(
+        let earlier = self.handlers.insert(
             J::KIND,
             Registered {
                 handler: run,
                 erase: J::ERASE,
             },
         );
+        if earlier.is_some() {
+            self.twice.push(J::KIND);
+        }
+    }
+
+    /// The first kind registered more than once, if any: two handlers
+    /// for one kind would leave one never run.
+    pub fn registered_twice(&self) -> Option<&'static str> {
+        self.twice.first().copied()
     }
 
     pub fn kinds(&self) -> Vec<&'static str> {
@@ -295,5 +306,26 @@ mod tests {
         assert_eq!(backoff(base, 1), Duration::from_secs(1));
         assert_eq!(backoff(base, 4), Duration::from_secs(8));
         assert_eq!(backoff(base, 40), Duration::from_secs(3600));
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[derive(Serialize, serde::Deserialize)]
+    struct Ping;
+
+    impl Job for Ping {
+        const KIND: &'static str = "test.ping";
+    }
+
+    #[test]
+    fn a_kind_registered_twice_is_reported() {
+        let mut r = JobRegistry::default();
+        r.register(|_: Ping, _| async { Ok(()) });
+        assert_eq!(r.registered_twice(), None);
+        r.register(|_: Ping, _| async { Ok(()) });
+        assert_eq!(r.registered_twice(), Some("test.ping"));
     }
 }
