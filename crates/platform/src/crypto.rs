@@ -178,7 +178,7 @@ impl Pseudonyms {
 
 fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
     use hmac::{Hmac, Mac};
-    let Ok(mut mac) = <Hmac<Sha256> as Mac>::new_from_slice(key) else {
+    let Ok(mut mac) = <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(key) else {
         // HMAC takes a key of any length.
         return [0; 32];
     };

@@ -19,7 +19,7 @@ use crate::config::OutboundConfig;
 /// Installs the process-wide TLS crypto provider (ring). Idempotent.
 pub fn install_crypto_provider() {
     // Err means one is installed already, which is what we want.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }
 
 /// A shared outbound client; cheap to clone.

@@ -143,7 +143,7 @@ fn acceptor(cert: &rcgen::CertifiedKey<rcgen::KeyPair>) -> TlsAcceptor {
     let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der())
         .expect("the TLS key");
     let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
+        rustls::crypto::aws_lc_rs::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .expect("TLS versions")

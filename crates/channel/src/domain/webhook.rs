@@ -13,7 +13,7 @@
 use std::io::Read;
 
 use chrono::{DateTime, Utc};
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use keel_platform::crypto::constant_time_eq;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;

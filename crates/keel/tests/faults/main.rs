@@ -3,8 +3,8 @@
 //! Redis cut and restored, SQLite's disk full, providers failing or
 //! stalling, SIGKILL in the middle of writes, two nodes receiving the same
 //! event, a rolling restart behind haproxy. Each test prints its figures (load, fault, acknowledged, lost,
-//! time to recover); `scripts/test` shows them. docs/ARCHITECTURE.md
-//! ("Reliability") says what keel does for each dependency.
+//! time to recover); `scripts/test` shows them. docs/reliability.md
+//! says what keel does for each dependency.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod disk;

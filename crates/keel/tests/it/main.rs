@@ -4,6 +4,7 @@
 
 mod accounts_nodes;
 mod accounts_weekly_mail;
+mod architecture;
 mod backup;
 mod channel_processes;
 mod cli;

@@ -16,7 +16,7 @@
 //! has stopped (shutdown) or cannot be reached.
 //!
 //! Used by svc's device lookup (GET /register/status), the one endpoint
-//! that needed it (docs/ARCHITECTURE.md, "Grouped reads on PostgreSQL"):
+//! that needed it (docs/performance.md, "Grouped reads on PostgreSQL"):
 //! 26.7k -> 50-54k req/s by hand, 136 % of its pgbench floor in the full
 //! run.
 

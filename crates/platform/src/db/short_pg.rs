@@ -17,7 +17,7 @@
 //! error.
 //!
 //! Kept for the same short reads as on SQLite, on PostgreSQL (docs/
-//! ARCHITECTURE.md, "Short reads on PostgreSQL"); what justified it:
+//! performance.md, "Short reads on PostgreSQL"); what justified it:
 //! PostgreSQL GET /register/status 14.6k -> 17.7k req/s, 49 % -> 56 % of
 //! its pgbench floor.
 

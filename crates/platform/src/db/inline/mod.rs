@@ -21,7 +21,7 @@
 //! moment, a select whose columns are not the entity's) is a [`Miss`], and
 //! the caller reads through the pool, which also reports any real error.
 //!
-//! Where SeaORM's path is left, and why it is kept (docs/ARCHITECTURE.md,
+//! Where SeaORM's path is left, and why it is kept (docs/performance.md,
 //! "Short reads on SQLite"): the short reads of usage-alerts' GET
 //! /preferences and GET /history (a page written straight from the rows),
 //! accounts' goal lists, and svc's GET /register/status (through
