@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sqlx::postgres::PgRow;
 use sea_orm::sqlx::sqlite::SqliteRow;
-use sea_orm::sqlx::{self, Row};
+use sea_orm::sqlx::{self, ColumnIndex, Decode, Row, Type};
 
 use super::spec::Kind;
 
@@ -23,27 +23,33 @@ pub enum Cell {
 
 /// Column `i` of a SQLite row, as `kind` says.
 pub fn from_sqlite(row: &SqliteRow, i: usize, kind: &Kind) -> Result<Cell, sqlx::Error> {
-    Ok(match kind {
-        Kind::I16 | Kind::I32 | Kind::I64 => row.try_get::<Option<i64>, _>(i)?.map(Cell::Int),
-        Kind::Bool => row.try_get::<Option<bool>, _>(i)?.map(Cell::Bool),
-        Kind::F64 => row.try_get::<Option<f64>, _>(i)?.map(Cell::F64),
-        Kind::Text | Kind::Unsupported(_) => row.try_get::<Option<String>, _>(i)?.map(Cell::Text),
-        Kind::Bytes => row.try_get::<Option<Vec<u8>>, _>(i)?.map(Cell::Bytes),
-        Kind::Time => row.try_get::<Option<DateTime<Utc>>, _>(i)?.map(Cell::Time),
-    }
-    .unwrap_or(Cell::Null))
+    decode(row, i, kind)
 }
 
-/// Column `i` of a PostgreSQL row, as `kind` says.
+/// Column `i` of a PostgreSQL row, as `kind` says: its smaller integers
+/// are types of their own there.
 pub fn from_pg(row: &PgRow, i: usize, kind: &Kind) -> Result<Cell, sqlx::Error> {
+    let small = match kind {
+        Kind::I16 => row.try_get::<Option<i16>, _>(i)?.map(i64::from),
+        Kind::I32 => row.try_get::<Option<i32>, _>(i)?.map(i64::from),
+        _ => return decode(row, i, kind),
+    };
+    Ok(small.map_or(Cell::Null, Cell::Int))
+}
+
+/// Column `i` of a row of either backend, as `kind` says.
+fn decode<'r, R: Row>(row: &'r R, i: usize, kind: &Kind) -> Result<Cell, sqlx::Error>
+where
+    usize: ColumnIndex<R>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+    bool: Decode<'r, R::Database> + Type<R::Database>,
+    f64: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Vec<u8>: Decode<'r, R::Database> + Type<R::Database>,
+    DateTime<Utc>: Decode<'r, R::Database> + Type<R::Database>,
+{
     Ok(match kind {
-        Kind::I16 => row
-            .try_get::<Option<i16>, _>(i)?
-            .map(|v| Cell::Int(i64::from(v))),
-        Kind::I32 => row
-            .try_get::<Option<i32>, _>(i)?
-            .map(|v| Cell::Int(i64::from(v))),
-        Kind::I64 => row.try_get::<Option<i64>, _>(i)?.map(Cell::Int),
+        Kind::I16 | Kind::I32 | Kind::I64 => row.try_get::<Option<i64>, _>(i)?.map(Cell::Int),
         Kind::Bool => row.try_get::<Option<bool>, _>(i)?.map(Cell::Bool),
         Kind::F64 => row.try_get::<Option<f64>, _>(i)?.map(Cell::F64),
         Kind::Text | Kind::Unsupported(_) => row.try_get::<Option<String>, _>(i)?.map(Cell::Text),

@@ -12,6 +12,17 @@ use sea_orm::sqlx::{self, AssertSqlSafe, ConnectOptions, Connection, Row};
 use super::cell::{self, Cell};
 use super::spec::{TableSpec, quote};
 
+/// A row's cells, each decoded by its column's kind.
+fn cells<R>(
+    row: R,
+    spec: &TableSpec,
+    decode: fn(&R, usize, &super::spec::Kind) -> Result<Cell, sqlx::Error>,
+) -> Result<Vec<Cell>, sqlx::Error> {
+    (spec.columns.iter().enumerate())
+        .map(|(i, col)| decode(&row, i, &col.kind))
+        .collect()
+}
+
 /// The statements the copy runs are built from the entities' own table and
 /// column names (quoted) and fixed text; nothing comes from a request.
 fn statement(sql: &str) -> AssertSqlSafe<String> {
@@ -129,25 +140,11 @@ impl Conn {
         match self {
             Self::Sqlite(c) => sqlx::query(statement(sql))
                 .fetch(c)
-                .map(move |r| {
-                    let row = r?;
-                    spec.columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, col)| cell::from_sqlite(&row, i, &col.kind))
-                        .collect()
-                })
+                .map(move |r| cells(r?, spec, cell::from_sqlite))
                 .boxed(),
             Self::Postgres(c) => sqlx::query(statement(sql))
                 .fetch(c)
-                .map(move |r| {
-                    let row = r?;
-                    spec.columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, col)| cell::from_pg(&row, i, &col.kind))
-                        .collect()
-                })
+                .map(move |r| cells(r?, spec, cell::from_pg))
                 .boxed(),
         }
     }

@@ -4,6 +4,7 @@
 //! and hashed the same way.
 
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use sea_orm::sqlx::{self, QueryBuilder, Sqlite};
 use sha2::{Digest, Sha256};
 
@@ -82,98 +83,109 @@ pub async fn copy(
     to: &mut Conn,
     done: &mut (dyn FnMut(u64) + Send),
 ) -> Result<Tally, TableError> {
-    let read = |source| TableError::Read {
-        table: spec.name.clone(),
-        source,
-    };
-    let write = |source| TableError::Write {
-        table: spec.name.clone(),
-        source,
-    };
     let sql = spec.select_sql();
     let mut rows = from.rows(spec, &sql);
     let mut hash = Hasher::default();
     match to {
-        Conn::Postgres(pg) if rows_at_source < PG_COPY_FROM => {
+        Conn::Postgres(pg) if rows_at_source >= PG_COPY_FROM => {
+            copy_in(pg, spec, &mut rows, &mut hash, done).await?;
+        }
+        _ => {
             let mut batch = Vec::with_capacity(SQLITE_ROWS);
             while let Some(row) = rows.next().await {
-                let row = row.map_err(read)?;
+                let row = row.map_err(TableError::read(spec))?;
                 hash.row(&row);
                 batch.push(row);
                 if batch.len() == SQLITE_ROWS {
-                    insert_pg(pg, spec, std::mem::take(&mut batch))
-                        .await
-                        .map_err(write)?;
+                    insert(to, spec, std::mem::take(&mut batch)).await?;
                     done(SQLITE_ROWS as u64);
                 }
             }
             let last = batch.len() as u64;
-            insert_pg(pg, spec, batch).await.map_err(write)?;
-            done(last);
-        }
-        Conn::Postgres(pg) => {
-            let statement = format!(
-                "COPY {} ({}) FROM STDIN",
-                quote(&spec.name),
-                spec.column_list()
-            );
-            let mut copy = pg.copy_in_raw(&statement).await.map_err(write)?;
-            let mut buf = Vec::with_capacity(COPY_CHUNK + 4096);
-            let mut pending = 0;
-            while let Some(row) = rows.next().await {
-                let row = row.map_err(read)?;
-                hash.row(&row);
-                for (i, c) in row.iter().enumerate() {
-                    if i > 0 {
-                        buf.push(b'\t');
-                    }
-                    c.copy_text(&mut buf);
-                }
-                buf.push(b'\n');
-                pending += 1;
-                if buf.len() >= COPY_CHUNK {
-                    copy.send(std::mem::take(&mut buf)).await.map_err(write)?;
-                    buf.reserve(COPY_CHUNK + 4096);
-                    done(pending);
-                    pending = 0;
-                }
-            }
-            if !buf.is_empty() {
-                copy.send(buf).await.map_err(write)?;
-            }
-            copy.finish().await.map_err(write)?;
-            done(pending);
-        }
-        Conn::Sqlite(lite) => {
-            let mut batch = Vec::with_capacity(SQLITE_ROWS);
-            while let Some(row) = rows.next().await {
-                let row = row.map_err(read)?;
-                hash.row(&row);
-                batch.push(row);
-                if batch.len() == SQLITE_ROWS {
-                    insert(lite, spec, std::mem::take(&mut batch))
-                        .await
-                        .map_err(write)?;
-                    done(SQLITE_ROWS as u64);
-                }
-            }
-            let last = batch.len() as u64;
-            insert(lite, spec, batch).await.map_err(write)?;
+            insert(to, spec, batch).await?;
             done(last);
         }
     }
     Ok(hash.finish())
 }
 
-/// One multi-row INSERT.
-async fn insert(
+impl TableError {
+    fn read(spec: &TableSpec) -> impl Fn(sqlx::Error) -> Self + '_ {
+        |source| Self::Read {
+            table: spec.name.clone(),
+            source,
+        }
+    }
+
+    fn write(spec: &TableSpec) -> impl Fn(sqlx::Error) -> Self + '_ {
+        |source| Self::Write {
+            table: spec.name.clone(),
+            source,
+        }
+    }
+}
+
+/// The rows through PostgreSQL's COPY FROM STDIN, in chunks of text.
+async fn copy_in(
+    pg: &mut sqlx::PgConnection,
+    spec: &TableSpec,
+    rows: &mut BoxStream<'_, Result<Vec<Cell>, sqlx::Error>>,
+    hash: &mut Hasher,
+    done: &mut (dyn FnMut(u64) + Send),
+) -> Result<(), TableError> {
+    let (read, write) = (TableError::read(spec), TableError::write(spec));
+    let statement = format!(
+        "COPY {} ({}) FROM STDIN",
+        quote(&spec.name),
+        spec.column_list()
+    );
+    let mut copy = pg.copy_in_raw(&statement).await.map_err(&write)?;
+    let mut buf = Vec::with_capacity(COPY_CHUNK + 4096);
+    let mut pending = 0;
+    while let Some(row) = rows.next().await {
+        let row = row.map_err(&read)?;
+        hash.row(&row);
+        for (i, c) in row.iter().enumerate() {
+            if i > 0 {
+                buf.push(b'\t');
+            }
+            c.copy_text(&mut buf);
+        }
+        buf.push(b'\n');
+        pending += 1;
+        if buf.len() >= COPY_CHUNK {
+            copy.send(std::mem::take(&mut buf)).await.map_err(&write)?;
+            buf.reserve(COPY_CHUNK + 4096);
+            done(pending);
+            pending = 0;
+        }
+    }
+    if !buf.is_empty() {
+        copy.send(buf).await.map_err(&write)?;
+    }
+    copy.finish().await.map_err(&write)?;
+    done(pending);
+    Ok(())
+}
+
+/// One multi-row INSERT into the target.
+async fn insert(to: &mut Conn, spec: &TableSpec, rows: Vec<Vec<Cell>>) -> Result<(), TableError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    match to {
+        Conn::Sqlite(c) => insert_sqlite(c, spec, rows).await,
+        Conn::Postgres(c) => insert_pg(c, spec, rows).await,
+    }
+    .map_err(TableError::write(spec))
+}
+
+/// One multi-row INSERT, each value bound as it is.
+async fn insert_sqlite(
     conn: &mut sqlx::SqliteConnection,
     spec: &TableSpec,
     rows: Vec<Vec<Cell>>,
 ) -> Result<(), sqlx::Error> {
-    if rows.is_empty() {
-        return Ok(());
-    }
     let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(format!(
         "INSERT INTO {} ({}) ",
         quote(&spec.name),
@@ -204,9 +216,6 @@ async fn insert_pg(
 ) -> Result<(), sqlx::Error> {
     use super::spec::Kind;
     use chrono::{DateTime, Utc};
-    if rows.is_empty() {
-        return Ok(());
-    }
     let mut q: QueryBuilder<sqlx::Postgres> = QueryBuilder::new(format!(
         "INSERT INTO {} ({}) ",
         quote(&spec.name),
