@@ -17,7 +17,7 @@ use crate::harness::{PATIENCE, free_port};
 pub struct Browser {
     pub client: Client,
     driver_url: String,
-    _driver: Child,
+    driver: Child,
 }
 
 /// A window: a desktop one of `width`×`height`, or a phone's (emulated:
@@ -67,6 +67,9 @@ impl Browser {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // Its own process group, so that the Chromium it starts goes
+            // with it when the browser is dropped (see Drop).
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .expect("start chromedriver");
@@ -103,7 +106,7 @@ impl Browser {
                     return Self {
                         client,
                         driver_url: format!("http://127.0.0.1:{port}"),
-                        _driver: driver,
+                        driver,
                     };
                 }
                 Err(e) => last = e.to_string(),
@@ -313,6 +316,19 @@ impl Browser {
     }
 
     pub async fn close(self) {
-        let _ = self.client.close().await;
+        let _ = self.client.clone().close().await;
+    }
+}
+
+/// chromedriver and every Chromium process it started, however the test
+/// ends (a failed test never reaches `close`, and a Chromium outlives its
+/// killed driver).
+impl Drop for Browser {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        if let Some(pid) = self.driver.id().and_then(|p| i32::try_from(p).ok()) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
     }
 }
