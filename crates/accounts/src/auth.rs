@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
+use keel_platform::http::timing::{Phase, timed};
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::domain::sessions::{self, Client};
@@ -41,6 +42,12 @@ impl FromRequestParts<AppState> for Authed {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        timed(Phase::Auth, Self::authenticate(parts, state)).await
+    }
+}
+
+impl Authed {
+    async fn authenticate(parts: &Parts, state: &AppState) -> Result<Self, Error> {
         let token = bearer(parts).ok_or_else(error::no_token)?;
         let claims = state.tokens.verify(token).map_err(|e| match e {
             TokenError::Expired => error::token_expired(),

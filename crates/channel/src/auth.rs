@@ -15,6 +15,7 @@ use axum::extract::FromRequestParts;
 use axum::http::header::{COOKIE, ORIGIN};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
+use keel_platform::http::timing::{Phase, timed};
 
 use crate::config::Config;
 use crate::domain::owner::{self, Owner};
@@ -48,7 +49,9 @@ impl FromRequestParts<AppState> for Visitor {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let peer = keel_platform::http::request_client_ip(parts, &state.trusted);
         let owner = match session_token(&parts.headers) {
-            Some(token) => owner::find_session(&state.platform.db, token).await?,
+            Some(token) => {
+                timed(Phase::Auth, owner::find_session(&state.platform.db, token)).await?
+            }
             None => None,
         };
         Ok(Self { owner, peer })

@@ -124,6 +124,12 @@ fn background_tasks(platform: &Platform) -> Tasks {
         let reach = platform.db.reach().clone();
         tasks.spawn("database reachability", reach.watch(tasks.token()));
     }
+    if let Some(limit) = platform.config.http.slow_request {
+        tasks.spawn(
+            "runtime lag probe",
+            keel_platform::http::timing::lag_probe(limit, tasks.token()),
+        );
+    }
     tasks
 }
 

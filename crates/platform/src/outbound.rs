@@ -15,6 +15,7 @@ use backon::{BackoffBuilder, ExponentialBuilder};
 use reqwest::{RequestBuilder, Response, StatusCode};
 
 use crate::config::OutboundConfig;
+use crate::http::timing::{Phase, timed};
 
 /// Installs the process-wide TLS crypto provider (ring). Idempotent.
 pub fn install_crypto_provider() {
@@ -121,7 +122,7 @@ impl HttpClient {
 
     /// Sends a request once.
     pub async fn send(&self, req: RequestBuilder) -> Result<Response, OutboundError> {
-        Ok(req.send().await?)
+        Ok(timed(Phase::Outbound, req.send()).await?)
     }
 
     /// Sends an idempotent request, retrying network errors, 429 and 5xx
@@ -144,15 +145,16 @@ impl HttpClient {
             .build();
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            let (last, server_delay) = match make().timeout(left).send().await {
-                Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
-                Ok(resp) => {
-                    let wait = retry_after(&resp);
-                    (Ok(resp), wait)
-                }
-                Err(e) if !is_transient(&e) => return Err(e.into()),
-                Err(e) => (Err(e), None),
-            };
+            let (last, server_delay) =
+                match timed(Phase::Outbound, make().timeout(left).send()).await {
+                    Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
+                    Ok(resp) => {
+                        let wait = retry_after(&resp);
+                        (Ok(resp), wait)
+                    }
+                    Err(e) if !is_transient(&e) => return Err(e.into()),
+                    Err(e) => (Err(e), None),
+                };
             let Some(delay) = delays.next() else {
                 return last.map_err(Into::into);
             };

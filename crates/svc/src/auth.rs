@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use keel_platform::crypto::constant_time_eq;
+use keel_platform::http::timing::{Phase, timed};
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;
@@ -124,7 +125,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let forbidden = || error::not_allowed(F::CODE);
-        let user = match authenticate(parts, state).await {
+        let user = match timed(Phase::Auth, authenticate(parts, state)).await {
             Ok(user) => user,
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),
             Err(e) => return Err(e),

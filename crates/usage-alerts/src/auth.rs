@@ -6,6 +6,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, Validation};
 use keel_platform::crypto::sha256_hex;
+use keel_platform::http::timing::{Phase, timed};
 use keel_platform::jwks::{JwksVerifier, JwtError};
 use serde::Deserialize;
 
@@ -96,7 +97,7 @@ impl<S: Identifies> FromRequestParts<S> for Caller {
             .filter(|t| !t.is_empty())
             .ok_or_else(error::unauthorized)?;
         Ok(Self {
-            user_id: state.identity().user_id(token).await?,
+            user_id: timed(Phase::Auth, state.identity().user_id(token)).await?,
         })
     }
 }

@@ -22,6 +22,7 @@ mod push_idempotency_nodes;
 mod push_shared_rate;
 mod secrets;
 mod services;
+mod slow_requests;
 mod startup;
 mod svc_cli;
 mod upgrade;

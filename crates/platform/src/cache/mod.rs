@@ -10,6 +10,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::config::Secret;
 use crate::crypto::Pseudonyms;
+use crate::http::timing::{Phase, timed};
 
 mod breaker;
 mod rate;
@@ -175,7 +176,8 @@ impl Cache {
     ) -> Result<T, CacheError> {
         self.breaker.check()?;
         let mut conn = conn.clone();
-        self.breaker.record(cmd.query_async(&mut conn).await)
+        self.breaker
+            .record(timed(Phase::Cache, cmd.query_async(&mut conn)).await)
     }
 
     fn key(&self, key: &str) -> String {
@@ -228,16 +230,19 @@ impl Cache {
                 self.breaker.check()?;
                 let mut conn = conn.clone();
                 let (n,): (i64,) = self.breaker.record(
-                    redis::pipe()
-                        .atomic()
-                        .cmd("INCR")
-                        .arg(&key)
-                        .cmd("PEXPIRE")
-                        .arg(&key)
-                        .arg(millis(ttl).max(1))
-                        .ignore()
-                        .query_async(&mut conn)
-                        .await,
+                    timed(
+                        Phase::Cache,
+                        redis::pipe()
+                            .atomic()
+                            .cmd("INCR")
+                            .arg(&key)
+                            .cmd("PEXPIRE")
+                            .arg(&key)
+                            .arg(millis(ttl).max(1))
+                            .ignore()
+                            .query_async(&mut conn),
+                    )
+                    .await,
                 )?;
                 Ok(n)
             }

@@ -14,6 +14,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::http::timing::{Phase, timed};
+
 use super::{Backend, Cache, CacheError, lock, millis};
 
 /// Outcome of a rate-limit check.
@@ -63,12 +65,15 @@ impl Cache {
                     Ok(()) => {
                         let mut conn = conn.clone();
                         self.breaker.record(
-                            redis::Script::new(HIT_SCRIPT)
-                                .key(&current)
-                                .key(&previous)
-                                .arg(millis(keep))
-                                .invoke_async::<(u64, u64)>(&mut conn)
-                                .await,
+                            timed(
+                                Phase::Cache,
+                                redis::Script::new(HIT_SCRIPT)
+                                    .key(&current)
+                                    .key(&previous)
+                                    .arg(millis(keep))
+                                    .invoke_async::<(u64, u64)>(&mut conn),
+                            )
+                            .await,
                         )
                     }
                     Err(e) => Err(e),

@@ -110,6 +110,9 @@ pub struct HttpConfig {
     /// service to be ready before it is answered 503.
     pub start_hold: Duration,
     pub trusted_proxies: TrustedProxies,
+    /// Requests slower than this are logged with where their time went
+    /// (`http::timing`); `None`: nothing is timed.
+    pub slow_request: Option<Duration>,
 }
 
 #[derive(Debug, Clone)]
@@ -177,6 +180,8 @@ impl PlatformConfig {
                 shutdown_drain: src.secs_or("KEEL_SHUTDOWN_DRAIN_SECS", Duration::from_secs(5))?,
                 start_hold: src.secs_or("KEEL_START_HOLD_SECS", Duration::from_secs(10))?,
                 trusted_proxies: trusted_proxies(src)?,
+                slow_request: Some(src.millis_or("KEEL_SLOW_REQUEST_MS", Duration::ZERO)?)
+                    .filter(|d| !d.is_zero()),
             },
             jobs: JobsConfig {
                 concurrency: src.parse_or("KEEL_JOB_CONCURRENCY", 8)?,

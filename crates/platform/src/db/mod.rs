@@ -26,6 +26,7 @@ use sea_orm::{
 };
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
+use crate::http::timing::{self, Phase};
 use connect::{common, no_transaction, server_limits, sqlite_options};
 
 /// Pooled database handles; cheap to clone.
@@ -81,9 +82,9 @@ impl Db {
                 let background = {
                     let mut one = opts.clone();
                     one.max_connections(1).min_connections(0);
-                    Database::connect(one).await?
+                    timed_statements(Database::connect(one).await?)
                 };
-                let pool = Database::connect(opts).await?;
+                let pool = timed_statements(Database::connect(opts).await?);
                 Ok(Self {
                     reader: pool.clone(),
                     writer: pool,
@@ -95,9 +96,11 @@ impl Db {
                 })
             }
             DatabaseUrl::Sqlite(url) => {
-                let writer = Database::connect(sqlite_options(url, cfg, 1)).await?;
-                let reader =
-                    Database::connect(sqlite_options(url, cfg, cfg.max_connections)).await?;
+                let writer =
+                    timed_statements(Database::connect(sqlite_options(url, cfg, 1)).await?);
+                let reader = timed_statements(
+                    Database::connect(sqlite_options(url, cfg, cfg.max_connections)).await?,
+                );
                 let inline = (cfg.sqlite_inline_reads)
                     .then(|| inline::InlineReads::for_url(url))
                     .flatten()
@@ -166,11 +169,14 @@ impl Db {
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
-        if self.short.is_some() {
+        let started = std::time::Instant::now();
+        let read = if self.short.is_some() {
             self.try_short_pg(select).await
         } else {
             self.try_inline(select)
-        }
+        };
+        timing::record(Phase::Db, started.elapsed());
+        read
     }
 
     /// The models `select` reads on a short-read connection, or why they
@@ -213,7 +219,10 @@ impl Db {
         let Some(reads) = &self.inline else {
             return Err(inline::Miss::Off);
         };
-        count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each))
+        let started = std::time::Instant::now();
+        let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
+        timing::record(Phase::Db, started.elapsed());
+        read
     }
 
     /// The models `select` reads, read inline, or why they were not (the
@@ -340,4 +349,11 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
         err.sql_err(),
         Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
     )
+}
+
+/// Each statement's time counted to the request that runs it
+/// (`http::timing`), when requests are timed.
+fn timed_statements(mut conn: DatabaseConnection) -> DatabaseConnection {
+    conn.set_metric_callback(|info| timing::record(Phase::Db, info.elapsed));
+    conn
 }

@@ -14,6 +14,7 @@ mod layers;
 pub mod openapi;
 pub mod patterns;
 pub mod starting;
+pub mod timing;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -126,6 +127,10 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         ))
         .layer(TraceLayer::new_for_http().make_span_with(layers::span_for(app.name)))
         .layer(PropagateRequestIdLayer::new(layers::REQUEST_ID))
+        .layer(middleware::from_fn_with_state(
+            cfg.slow_request,
+            timing::slow_requests,
+        ))
         .layer(SetRequestIdLayer::new(layers::REQUEST_ID, MakeRequestUuid))
 }
 

@@ -86,6 +86,7 @@ fn http_config(timeout: Duration) -> HttpConfig {
         shutdown_drain: Duration::ZERO,
         start_hold: Duration::from_secs(1),
         trusted_proxies: keel_platform::config::TrustedProxies::default(),
+        slow_request: None,
     }
 }
 
