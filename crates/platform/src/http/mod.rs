@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::CompressionLevel;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
-use tower_http::compression::predicate::{DefaultPredicate, Predicate};
+use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::OpenApi;
@@ -60,11 +60,8 @@ pub struct ServiceApp {
 }
 
 /// Adds health, OpenAPI, fallbacks and the standard layers: request id,
-/// tracing span, body panic guard, compression (gzip and brotli at level 4:
-/// most of the saving for a fraction of the CPU of the defaults; never of
-/// an answer to a request that carried a cookie, see
-/// [`layers::no_ambient_credentials`]), metrics, panic → 500, timeout,
-/// body limit.
+/// tracing span, body panic guard, compression ([`compress`]), metrics,
+/// panic → 500, timeout, body limit.
 pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router {
     let render = app.render;
     let reach = readiness.db.reach().clone();
@@ -112,15 +109,7 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         .layer(CatchPanicLayer::custom(layers::panic_response(render)))
         .layer(middleware::from_fn_with_state(app.name, layers::metrics))
         .layer(middleware::from_fn(layers::mark_credentialed))
-        .layer(
-            CompressionLayer::new()
-                .quality(CompressionLevel::Precise(4))
-                .compress_when(
-                    DefaultPredicate::new()
-                        .and(not_streaming)
-                        .and(layers::no_ambient_credentials),
-                ),
-        )
+        .layer(compress())
         .layer(middleware::from_fn_with_state(
             app.name,
             body_guard::guard_bodies,
@@ -142,6 +131,35 @@ pub const STREAMING: (http::HeaderName, http::HeaderValue) = (
     http::HeaderName::from_static("x-accel-buffering"),
     http::HeaderValue::from_static("no"),
 );
+
+/// Answers of at least [`COMPRESS_FROM`] bytes are gzipped at level 4 for
+/// a client that accepts it; never a streamed answer, an image, events, or
+/// an answer to a request that carried a cookie (BREACH, see
+/// [`layers::no_ambient_credentials`]).
+///
+/// Not brotli, and not a small answer: a compressor's set-up (brotli's
+/// hash tables are megabytes, zeroed for each answer; deflate's state a
+/// few hundred kilobytes) costs more than the rest of a small request, and
+/// under load those bursts of allocation held the runtime thread for tens
+/// of milliseconds (docs/performance.md, "Latency at a given load"). An
+/// answer under 4 KiB saves at most a few kilobytes and no round trip
+/// (it fits TCP's first flight either way). The static files keel serves
+/// are compressed once, at build time, brotli included.
+fn compress() -> CompressionLayer<impl Predicate> {
+    CompressionLayer::new()
+        .quality(CompressionLevel::Precise(4))
+        .compress_when(
+            SizeAbove::new(COMPRESS_FROM)
+                .and(NotForContentType::GRPC)
+                .and(NotForContentType::IMAGES)
+                .and(NotForContentType::SSE)
+                .and(not_streaming)
+                .and(layers::no_ambient_credentials),
+        )
+}
+
+/// The smallest answer [`compress`] compresses, in bytes.
+pub const COMPRESS_FROM: u16 = 4096;
 
 fn not_streaming(
     _: http::StatusCode,

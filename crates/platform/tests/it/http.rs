@@ -271,6 +271,31 @@ async fn large_responses_are_gzip_compressed_when_the_client_accepts_it() {
 }
 
 #[tokio::test]
+async fn small_answers_and_brotli_only_clients_get_the_answer_uncompressed() {
+    let s = server().await;
+    let client = reqwest::Client::new();
+    // Under 4 KiB: not worth a compressor's set-up.
+    let small = client
+        .post(s.url("/echo-big"))
+        .header("accept-encoding", "gzip, br")
+        .json(&json!({"text": "x".repeat(usize::from(http::COMPRESS_FROM) - 100)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(small.status(), 200);
+    assert!(!small.headers().contains_key("content-encoding"));
+    // Brotli is for the files compressed at build time, not answers.
+    let large = client
+        .get(s.url("/large"))
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .unwrap();
+    assert!(!large.headers().contains_key("content-encoding"));
+    assert_eq!(large.bytes().await.unwrap().len(), 20_000);
+}
+
+#[tokio::test]
 async fn an_answer_to_a_request_with_a_cookie_is_never_compressed() {
     // BREACH: a secret compressed beside attacker-chosen input leaks by
     // size, and a browser attaches cookies to what another site sends.
