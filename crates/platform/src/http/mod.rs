@@ -197,8 +197,15 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
-    // (tap_io gives the shared listener's connections their peer address.)
-    let listener = listener.into().tap_io(|_| {});
+    // No Nagle: an answer's last partial segment, or a streamed body's
+    // small chunks, would otherwise wait for the client's (delayed) ACK.
+    // (tap_io also gives the shared listener's connections their peer
+    // address.)
+    let listener = listener.into().tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
     let server = axum::serve(listener, service)
         .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .into_future();
