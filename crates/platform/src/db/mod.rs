@@ -169,13 +169,15 @@ impl Db {
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
-        let started = std::time::Instant::now();
+        let started = timing::timing().then(std::time::Instant::now);
         let read = if self.short.is_some() {
             self.try_short_pg(select).await
         } else {
             self.try_inline(select)
         };
-        timing::record(Phase::Db, started.elapsed());
+        if let Some(started) = started {
+            timing::record(Phase::Db, started.elapsed());
+        }
         read
     }
 
@@ -219,9 +221,11 @@ impl Db {
         let Some(reads) = &self.inline else {
             return Err(inline::Miss::Off);
         };
-        let started = std::time::Instant::now();
+        let started = timing::timing().then(std::time::Instant::now);
         let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
-        timing::record(Phase::Db, started.elapsed());
+        if let Some(started) = started {
+            timing::record(Phase::Db, started.elapsed());
+        }
         read
     }
 

@@ -1,6 +1,6 @@
 //! Where a slow request's time went (`KEEL_SLOW_REQUEST_MS`).
 //!
-//! Off by default, and then free. When set, each request is timed from the
+//! Off by default, and then no request is timed. When set, each request is timed from the
 //! moment its service is called to the end of its answer's body, and its
 //! time is split three ways:
 //!
