@@ -64,7 +64,9 @@ bench_start_keel() { # backend
 }
 
 # Starts keel on the prepared data directory and database, with extra
-# NAME=value settings, and waits until it answers. The load comes from one
+# NAME=value settings (on the cores BENCH_KEEL_CPUS names, if set: its
+# runtime then starts one thread per core it has), and waits until it
+# answers. The load comes from one
 # address, so accounts' per-address sign-in and registration limits are off.
 bench_launch_keel() { # [NAME=value...]
   env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
@@ -83,6 +85,7 @@ bench_launch_keel() { # [NAME=value...]
     KEEL_APPLE_JWKS_URL="http://127.0.0.1:9/jwks" \
     KEEL_ACCOUNTS_LOGINS_PER_MINUTE=0 KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE=0 \
     "${BENCH_DB_ENV[@]}" ${BENCH_KEEL_ENV:-} "$@" \
+    ${BENCH_KEEL_CPUS:+taskset -c "$BENCH_KEEL_CPUS"} \
     "$KEEL_BIN" serve >>"$BENCH_DIR/stdout" 2>>"$BENCH_DIR/stderr" &
   KEEL_PID=$!
   # Scenarios run in subshells: the pid file is what the others go by.

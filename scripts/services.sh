@@ -53,6 +53,25 @@ keel_ensure_haproxy() {
     || keel_fail "could not install haproxy"
 }
 
+# promtool, from Debian's prometheus package (pinned), for the alert rules
+# tests: unpacked into the build directory, never installed (the package
+# would start a Prometheus server).
+KEEL_PROMETHEUS_DEB="2.42.0+ds-5+deb12u1"
+keel_ensure_promtool() {
+  local dest="${CARGO_TARGET_DIR:-target}/tools/promtool"
+  [ -x "$dest/usr/bin/promtool" ] && [ "$(cat "$dest/.keel-version" 2>/dev/null)" = "$KEEL_PROMETHEUS_DEB" ] && return 0
+  echo "promtool is missing; unpacking it from Debian's prometheus $KEEL_PROMETHEUS_DEB" >&2
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt downloads as its own user
+  (apt-get update -qq && cd "$tmp" && apt-get download -qq "prometheus=$KEEL_PROMETHEUS_DEB") >/dev/null \
+    || keel_fail "could not download Debian's prometheus $KEEL_PROMETHEUS_DEB"
+  rm -rf "$dest" && mkdir -p "$dest"
+  dpkg-deb -x "$tmp"/prometheus_*.deb "$dest" || keel_fail "could not unpack prometheus"
+  echo "$KEEL_PROMETHEUS_DEB" > "$dest/.keel-version"
+  rm -rf "$tmp"
+}
+
 # The npm packages the tests drive (the real @trpc/client, ...), from their
 # lock files; installed again only when a lock file changed.
 keel_ensure_test_packages() {

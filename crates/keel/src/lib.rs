@@ -120,6 +120,12 @@ fn background_tasks(platform: &Platform) -> Tasks {
         "idle database connections",
         platform.db.clone().close_idle_until(tasks.token()),
     );
+    if !platform.db.is_postgres() {
+        tasks.spawn(
+            "write-ahead log checkpoints",
+            platform.db.clone().checkpoint_until(tasks.token()),
+        );
+    }
     if platform.db.reach().is_watched() {
         let reach = platform.db.reach().clone();
         tasks.spawn("database reachability", reach.watch(tasks.token()));
@@ -204,10 +210,16 @@ async fn serve(
     }
     let metrics_addr = local_addr("KEEL_METRICS_ADDR", &metrics)?;
     let token = shutdown.clone();
+    let sampler = platform.metrics_sampler(&tasks, registry.kinds());
     servers.spawn(async move {
-        http::serve(metrics, telemetry::metrics_router(), token, grace)
-            .await
-            .map_err(|e| RunError::Serve("metrics", e))
+        http::serve(
+            metrics,
+            telemetry::metrics_router(Some(sampler)),
+            token,
+            grace,
+        )
+        .await
+        .map_err(|e| RunError::Serve("metrics", e))
     });
     let worker = Worker::new(platform.db.clone(), registry, platform.config.jobs.clone())
         .woken_by(platform.jobs_wake.clone());

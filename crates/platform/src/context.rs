@@ -106,6 +106,28 @@ impl Platform {
         Ok(migrate::run(&self.db, &self.config.migrations, &all).await?)
     }
 
+    /// What `/metrics` reads before each scrape: the pools, the job queue
+    /// (`kinds` and any other kind in the table) and readiness.
+    pub fn metrics_sampler(
+        &self,
+        tasks: &crate::tasks::Tasks,
+        kinds: Vec<&'static str>,
+    ) -> crate::telemetry::Sampler {
+        let db = self.db.clone();
+        let readiness = self.readiness(tasks);
+        let kinds: Arc<[&'static str]> = kinds.into();
+        Arc::new(move || {
+            let (db, readiness, kinds) = (db.clone(), readiness.clone(), kinds.clone());
+            Box::pin(async move {
+                db.sample_pools();
+                if let Err(e) = crate::jobs::gauges::sample(&db, &kinds).await {
+                    tracing::warn!(error = %e, "reading the job queue for /metrics failed");
+                }
+                crate::http::health::sample(&readiness).await;
+            })
+        })
+    }
+
     pub fn readiness(&self, tasks: &crate::tasks::Tasks) -> Readiness {
         Readiness {
             db: self.db.clone(),

@@ -1,11 +1,12 @@
 //! Logs (tracing) and metrics (Prometheus). Metrics are served on their own
 //! listener (`KEEL_METRICS_ADDR`), never next to the APIs.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
+use futures::future::BoxFuture;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
@@ -93,14 +94,28 @@ pub async fn upkeep(stop: CancellationToken) {
     }
 }
 
-/// The metrics listener's router: `GET /metrics`.
-pub fn metrics_router() -> Router {
+/// What a scrape reads before it renders: gauges of state kept elsewhere
+/// (the job queue in the database, the pools, readiness), set fresh.
+pub type Sampler = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// The longest a scrape waits for its [`Sampler`]; past it, the gauges
+/// keep their last values and the scrape answers anyway.
+const SAMPLE_WITHIN: Duration = Duration::from_secs(2);
+
+/// The metrics listener's router: `GET /metrics`, after `sample` (if any).
+pub fn metrics_router(sample: Option<Sampler>) -> Router {
     let handle = prometheus();
     Router::new().route(
         "/metrics",
         get(move || {
             let handle = handle.clone();
+            let sample = sample.clone();
             async move {
+                if let Some(sample) = sample
+                    && tokio::time::timeout(SAMPLE_WITHIN, sample()).await.is_err()
+                {
+                    metrics::counter!("keel_metrics_sample_timeouts_total").increment(1);
+                }
                 (
                     [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
                     handle.map(|h| h.render()).unwrap_or_default(),

@@ -13,6 +13,7 @@ mod db_copy_refusals;
 mod deploy_files;
 mod error_shapes;
 mod nul;
+mod observability;
 mod openapi_clients;
 mod process;
 mod provider_sdks;

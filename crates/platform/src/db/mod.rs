@@ -9,15 +9,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub mod backup;
+mod checkpoint;
 mod connect;
 pub mod copy;
 mod erase;
 pub mod grouped;
 mod idle;
 pub mod inline;
+mod pools;
 pub mod reach;
 pub mod short_pg;
 mod sqlite_time;
+
+pub use pools::PoolFigures;
 
 use sea_orm::{
     ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
@@ -27,7 +31,7 @@ use sea_orm::{
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
 use crate::http::timing::{self, Phase};
-use connect::{common, no_transaction, server_limits, sqlite_options};
+use connect::{SqlitePool, common, no_transaction, server_limits, sqlite_options};
 
 /// Pooled database handles; cheap to clone.
 #[derive(Clone, Debug)]
@@ -96,10 +100,17 @@ impl Db {
                 })
             }
             DatabaseUrl::Sqlite(url) => {
-                let writer =
-                    timed_statements(Database::connect(sqlite_options(url, cfg, 1)).await?);
+                let writer = timed_statements(
+                    Database::connect(sqlite_options(url, cfg, 1, SqlitePool::Writer)).await?,
+                );
                 let reader = timed_statements(
-                    Database::connect(sqlite_options(url, cfg, cfg.max_connections)).await?,
+                    Database::connect(sqlite_options(
+                        url,
+                        cfg,
+                        cfg.max_connections,
+                        SqlitePool::Reader,
+                    ))
+                    .await?,
                 );
                 let inline = (cfg.sqlite_inline_reads)
                     .then(|| inline::InlineReads::for_url(url))

@@ -88,6 +88,7 @@ pub async fn healthz() -> Json<Health> {
     ))]
 pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
     if r.draining.is_set() {
+        metrics::gauge!("keel_ready").set(0.0);
         let body = Health {
             status: "draining",
             checks: None,
@@ -95,6 +96,16 @@ pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
         return (StatusCode::SERVICE_UNAVAILABLE, Json(body));
     }
     check(&r.db, &r.cache, Some(&r.tasks), Redis::Optional).await
+}
+
+/// Sets the readiness gauges as `/readyz` would answer now (`keel_ready`
+/// 1 or 0, `keel_dependency_up{dependency}`), for `/metrics`.
+pub async fn sample(r: &Readiness) {
+    if r.draining.is_set() {
+        metrics::gauge!("keel_ready").set(0.0);
+        return;
+    }
+    let _ = check(&r.db, &r.cache, Some(&r.tasks), Redis::Optional).await;
 }
 
 /// Whether readiness needs Redis (when the cache is Redis).
@@ -128,6 +139,13 @@ pub async fn check(
         && tasks.as_ref().is_none_or(Result::is_ok);
     if !ready || !redis_ok {
         tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), "not ready");
+    }
+    metrics::gauge!("keel_ready").set(f64::from(u8::from(ready)));
+    metrics::gauge!("keel_dependency_up", "dependency" => "database")
+        .set(f64::from(u8::from(db.is_ok())));
+    if let Some(r) = &redis {
+        metrics::gauge!("keel_dependency_up", "dependency" => "redis")
+            .set(f64::from(u8::from(r.is_ok())));
     }
     let show = |r: Result<(), crate::check::Unhealthy>| {
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())

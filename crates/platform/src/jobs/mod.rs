@@ -9,6 +9,7 @@
 
 pub mod cron;
 pub mod entity;
+pub mod gauges;
 mod worker;
 
 use std::collections::HashMap;

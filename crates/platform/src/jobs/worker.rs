@@ -160,6 +160,7 @@ impl Worker {
             attempt: u32::try_from(job.attempts).unwrap_or(1),
             max_attempts: u32::try_from(job.max_attempts).unwrap_or(1),
         };
+        let started = std::time::Instant::now();
         let outcome = match self.registry.get(&job.kind) {
             None => Err(JobError::fail(format!(
                 "no handler for job kind {}",
@@ -174,6 +175,7 @@ impl Worker {
                 },
             },
         };
+        count_run(&job.kind, &outcome, ctx, started.elapsed());
         let erase = self.registry.erases(&job.kind);
         let recorded = match outcome {
             Ok(()) => self.finish(&job, erase).await,
@@ -253,6 +255,20 @@ impl Worker {
             .await
             .map(|_| ())
     }
+}
+
+/// `keel_job_runs_total{kind, outcome}` (`done`, `retry`, `failed`: the
+/// last, for good) and `keel_job_run_duration_seconds{kind}`.
+fn count_run(kind: &str, outcome: &Result<(), JobError>, ctx: JobContext, took: Duration) {
+    let label = match outcome {
+        Ok(()) => "done",
+        Err(JobError::Retry { .. }) if !ctx.is_last_attempt() => "retry",
+        Err(_) => "failed",
+    };
+    metrics::counter!("keel_job_runs_total", "kind" => kind.to_owned(), "outcome" => label)
+        .increment(1);
+    metrics::histogram!("keel_job_run_duration_seconds", "kind" => kind.to_owned())
+        .record(took.as_secs_f64());
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -12,6 +12,7 @@
 //!
 //! A `DeviceNotRegistered` ticket or receipt marks the device inactive.
 
+mod counters;
 pub mod dispatch;
 mod outcome;
 pub mod receipts;

@@ -124,6 +124,7 @@ async fn store(
     let mut missing = false;
     let mut gone = Vec::new();
     let mut delta = Delta::default();
+    let mut counted = Vec::new();
     let txn = d.db.begin_write().await?;
     for (token, id, sent_at) in page {
         let Some(r) = id.as_ref().and_then(|id| receipts.get(id)) else {
@@ -148,7 +149,10 @@ async fn store(
         };
         let stored = push_message::Entity::update_many()
             .col_expr(push_message::Column::ReceiptStatus, Expr::value(status))
-            .col_expr(push_message::Column::ReceiptError, Expr::value(error))
+            .col_expr(
+                push_message::Column::ReceiptError,
+                Expr::value(error.clone()),
+            )
             .filter(push_message::Column::SendId.eq(send_id))
             .filter(push_message::Column::PushToken.eq(token.as_str()))
             .filter(push_message::Column::ReceiptStatus.is_null())
@@ -156,9 +160,15 @@ async fn store(
             .await?
             .rows_affected;
         delta.receipts(status, stored);
+        if stored > 0 {
+            counted.push(error);
+        }
     }
     delta.apply(&txn, send_id).await?;
     deactivate(&txn, &gone).await?;
     txn.commit().await?;
+    for error in counted {
+        super::counters::receipt(error.as_deref());
+    }
     Ok(missing)
 }

@@ -235,6 +235,7 @@ async fn finish(
     // batch of the send in flight writes it.
     delta.apply(&txn, send_id).await?;
     txn.commit().await?;
+    super::counters::messages(&rows);
     Ok(())
 }
 
