@@ -120,12 +120,6 @@ fn background_tasks(platform: &Platform) -> Tasks {
         "idle database connections",
         platform.db.clone().close_idle_until(tasks.token()),
     );
-    if !platform.db.is_postgres() {
-        tasks.spawn(
-            "write-ahead log checkpoints",
-            platform.db.clone().checkpoint_until(tasks.token()),
-        );
-    }
     if platform.db.reach().is_watched() {
         let reach = platform.db.reach().clone();
         tasks.spawn("database reachability", reach.watch(tasks.token()));

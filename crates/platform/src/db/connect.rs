@@ -16,25 +16,7 @@ pub(super) fn common(opts: &mut ConnectOptions, cfg: &DatabaseConfig, max: u32) 
         .sqlx_logging(false);
 }
 
-/// The writer checkpoints the write-ahead log itself only past this many
-/// pages (32 MiB of 4 KiB pages; SQLite's default is 1,000): normally the
-/// background checkpointer (`Db::checkpoint_until`) copies the log
-/// into the database file, off the write path.
-pub(super) const WRITER_AUTOCHECKPOINT_PAGES: u32 = 8192;
-
-/// Which SQLite pool the options are for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum SqlitePool {
-    Reader,
-    Writer,
-}
-
-pub(super) fn sqlite_options(
-    url: &str,
-    cfg: &DatabaseConfig,
-    max: u32,
-    pool: SqlitePool,
-) -> ConnectOptions {
+pub(super) fn sqlite_options(url: &str, cfg: &DatabaseConfig, max: u32) -> ConnectOptions {
     let mut opts = ConnectOptions::new(url.to_owned());
     common(&mut opts, cfg, max);
     // A local file cannot drop a connection: never ping.
@@ -46,21 +28,13 @@ pub(super) fn sqlite_options(
     });
     let busy = cfg.sqlite_busy_timeout;
     opts.map_sqlx_sqlite_opts(move |o| {
-        let o = o
-            .create_if_missing(true)
+        o.create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(busy)
             .foreign_keys(true)
             // Deleted rows are overwritten with zeros (see `erase`).
-            .pragma("secure_delete", "on");
-        match pool {
-            SqlitePool::Writer => o.pragma(
-                "wal_autocheckpoint",
-                WRITER_AUTOCHECKPOINT_PAGES.to_string(),
-            ),
-            SqlitePool::Reader => o,
-        }
+            .pragma("secure_delete", "on")
     });
     opts
 }

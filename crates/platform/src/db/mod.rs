@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub mod backup;
-mod checkpoint;
 mod connect;
 pub mod copy;
 mod erase;
@@ -31,7 +30,7 @@ use sea_orm::{
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
 use crate::http::timing::{self, Phase};
-use connect::{SqlitePool, common, no_transaction, server_limits, sqlite_options};
+use connect::{common, no_transaction, server_limits, sqlite_options};
 
 /// Pooled database handles; cheap to clone.
 #[derive(Clone, Debug)]
@@ -100,17 +99,10 @@ impl Db {
                 })
             }
             DatabaseUrl::Sqlite(url) => {
-                let writer = timed_statements(
-                    Database::connect(sqlite_options(url, cfg, 1, SqlitePool::Writer)).await?,
-                );
+                let writer =
+                    timed_statements(Database::connect(sqlite_options(url, cfg, 1)).await?);
                 let reader = timed_statements(
-                    Database::connect(sqlite_options(
-                        url,
-                        cfg,
-                        cfg.max_connections,
-                        SqlitePool::Reader,
-                    ))
-                    .await?,
+                    Database::connect(sqlite_options(url, cfg, cfg.max_connections)).await?,
                 );
                 let inline = (cfg.sqlite_inline_reads)
                     .then(|| inline::InlineReads::for_url(url))

@@ -3,7 +3,6 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod cache;
-mod checkpoint;
 mod grouped;
 mod http;
 mod inline;
