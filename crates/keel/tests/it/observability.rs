@@ -71,9 +71,12 @@ fn dashboard_queries() -> Vec<String> {
     out
 }
 
+/// The alert rules' expressions: the text after each `expr:` up to the
+/// rule's next key (`for:` or `labels:`).
 fn rule_exprs() -> Vec<String> {
     let text = std::fs::read_to_string(dir().join("keel-alerts.yml")).unwrap();
-    text.lines()
+    let exprs: Vec<String> = text
+        .lines()
         .skip_while(|l| !l.contains("groups:"))
         .map(str::to_owned)
         .collect::<Vec<_>>()
@@ -86,7 +89,9 @@ fn rule_exprs() -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join("\n")
         })
-        .collect()
+        .collect();
+    assert_eq!(exprs.len(), 11, "{exprs:?}");
+    exprs
 }
 
 /// The `keel_*` metric names in PromQL text, a histogram's series named
