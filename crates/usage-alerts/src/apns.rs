@@ -224,3 +224,61 @@ async fn classify(resp: reqwest::Response) -> Outcome {
         }
     }
 }
+
+/// The reasons APNs documents for refusing a request; any other answer is
+/// counted as `other`.
+const REASONS: [&str; 31] = [
+    "BadCollapseId",
+    "BadDeviceToken",
+    "BadExpirationDate",
+    "BadMessageId",
+    "BadPriority",
+    "BadTopic",
+    "DeviceTokenNotForTopic",
+    "DuplicateHeaders",
+    "IdleTimeout",
+    "InvalidPushType",
+    "MissingDeviceToken",
+    "MissingTopic",
+    "PayloadEmpty",
+    "TopicDisallowed",
+    "BadCertificate",
+    "BadCertificateEnvironment",
+    "ExpiredProviderToken",
+    "Forbidden",
+    "InvalidProviderToken",
+    "MissingProviderToken",
+    "UnrelatedKeyIdInToken",
+    "BadPath",
+    "MethodNotAllowed",
+    "ExpiredToken",
+    "Unregistered",
+    "PayloadTooLarge",
+    "TooManyProviderTokenUpdates",
+    "TooManyRequests",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "Shutdown",
+];
+
+/// Counts an answer: `keel_apns_responses_total{outcome, reason}`
+/// (`delivered`, `rejected`, `retry`; `reason` one of APNs' documented
+/// reasons, `other`, or empty). `InvalidProviderToken` and its kin say
+/// the signing key, its id, the team or the topic is wrong.
+pub fn count(outcome: &Outcome) {
+    let (label, reason) = match outcome {
+        Outcome::Delivered { .. } => ("delivered", ""),
+        Outcome::Rejected { reason, .. } => ("rejected", reason_label(reason)),
+        Outcome::Retry { reason, .. } => ("retry", reason_label(reason)),
+    };
+    metrics::counter!("keel_apns_responses_total", "outcome" => label, "reason" => reason)
+        .increment(1);
+}
+
+fn reason_label(reason: &str) -> &'static str {
+    REASONS
+        .iter()
+        .find(|r| **r == reason)
+        .copied()
+        .unwrap_or("other")
+}

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use keel_testkit::{FakeExpo, TestApp};
+use keel_testkit::{FakeApns, FakeExpo, TestApp};
 use serde_json::{Value, json};
 
 use crate::push_common::seed;
@@ -90,7 +90,7 @@ fn rule_exprs() -> Vec<String> {
                 .join("\n")
         })
         .collect();
-    assert_eq!(exprs.len(), 11, "{exprs:?}");
+    assert_eq!(exprs.len(), 12, "{exprs:?}");
     exprs
 }
 
@@ -159,14 +159,18 @@ fn the_dashboard_is_one_grafanas_schema_reads_and_every_query_parses() {
 
 /// svc sends a push to three devices (one ticket refused for bad
 /// credentials, one receipt in error), accounts registers a user and
-/// signs in (a password verified, a mail job run).
-async fn busy_app() -> (TestApp, FakeExpo) {
+/// signs in (a password verified, a mail job run), and usage-alerts' push
+/// of an alert is refused by APNs.
+async fn busy_app() -> (TestApp, FakeExpo, FakeApns) {
     let expo = FakeExpo::start().await;
+    let apns = FakeApns::start().await;
     let app = TestApp::builder()
         .env("KEEL_EXPO_URL", expo.url())
         .env("KEEL_EXPO_RECEIPT_DELAY_SECS", "0")
+        .envs(apns.env())
         .spawn()
         .await;
+    usage_alert_refused(&app, &apns).await;
     let password = seed(app.platform(), 3).await;
     expo.ticket_error("ExponentPushToken[crash00001]", "InvalidCredentials");
     expo.receipt_error("ExponentPushToken[crash00002]", "DeviceNotRegistered");
@@ -200,7 +204,38 @@ async fn busy_app() -> (TestApp, FakeExpo) {
         .unwrap();
     assert!(r.status().is_success(), "{}", r.text().await.unwrap());
     app.jobs_drained().await;
-    (app, expo)
+    (app, expo, apns)
+}
+
+/// usage-alerts crosses its default $5 threshold for a device whose push
+/// APNs refuses for a bad provider token.
+async fn usage_alert_refused(app: &TestApp, apns: &FakeApns) {
+    let device = "a".repeat(64);
+    apns.respond(&device, 403, "InvalidProviderToken");
+    let url = |p: &str| app.url(keel_usage_alerts::NAME, p);
+    let r = app
+        .http
+        .post(url("/register"))
+        .bearer_auth("watcher")
+        .json(&json!({"device_token": device, "platform": "ios", "sandbox": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let event = json!({
+        "sessionId": "s1", "timestamp": "2026-11-22T10:00:00.000Z", "model": "claude",
+        "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0,
+        "costUSD": 6.0,
+    });
+    let r = app
+        .http
+        .post(url("/event"))
+        .bearer_auth("watcher")
+        .json(&event)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
 }
 
 /// The metric families `/metrics` names (`# TYPE` lines).
@@ -214,7 +249,7 @@ fn exported(text: &str) -> BTreeSet<String> {
 
 #[tokio::test]
 async fn every_metric_the_dashboard_and_the_alerts_name_is_one_keel_exports() {
-    let (app, _expo) = busy_app().await;
+    let (app, _expo, _apns) = busy_app().await;
     let text = keel_testkit::eventually_async(Duration::from_secs(10), || async {
         let text = app.metrics().await;
         text.contains("keel_push_receipts_total").then_some(text)
@@ -233,6 +268,7 @@ async fn every_metric_the_dashboard_and_the_alerts_name_is_one_keel_exports() {
         r#"keel_push_messages_total{status="error",error="InvalidCredentials"} 1"#,
         r#"keel_push_messages_total{status="sent",error=""} 2"#,
         r#"keel_push_receipts_total{status="error",error="DeviceNotRegistered"} 1"#,
+        r#"keel_apns_responses_total{outcome="rejected",reason="InvalidProviderToken"} 1"#,
         "keel_ready 1",
         r#"keel_dependency_up{dependency="database"} 1"#,
         r#"keel_jobs_due{kind="svc.push.batch"} 0"#,

@@ -72,7 +72,9 @@ async fn deliver(
         sandbox: d.sandbox,
     };
     let collapse_id = format!("{}-{}", a.day, a.threshold_type.as_str());
-    match apns.send(&target, &payload(&a), &collapse_id).await {
+    let outcome = apns.send(&target, &payload(&a), &collapse_id).await;
+    crate::apns::count(&outcome);
+    match outcome {
         Outcome::Delivered { apns_id } => {
             tracing::info!(alert = %a.id, device = %short(&d.device_token), "alert delivered");
             record(db, &d, DeliveryStatus::Delivered, None, apns_id.as_deref()).await
