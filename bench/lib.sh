@@ -66,8 +66,8 @@ bench_start_keel() { # backend
 # Starts keel on the prepared data directory and database, with extra
 # NAME=value settings (on the cores BENCH_KEEL_CPUS names, if set: its
 # runtime then starts one thread per core it has), and waits until it
-# answers. The load comes from one
-# address, so accounts' per-address sign-in and registration limits are off.
+# answers. The load comes from one address, so accounts' per-address
+# sign-in and registration limits are off.
 bench_launch_keel() { # [NAME=value...]
   env -i PATH="$PATH" HOME="$HOME" RUST_LOG=warn \
     KEEL_DATA_DIR="$BENCH_DIR" \

@@ -24,8 +24,8 @@
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
-# oha runs on CPU 1 (taskset; BENCH_LATENCY_PIN=0 to leave both free). One user per
-# endpoint (oha sends one set of headers): accounts GET /account and GET
+# oha runs on CPU 1 (taskset; BENCH_LATENCY_PIN=0 to leave both free). One
+# user per endpoint (oha sends one set of headers): accounts GET /account and GET
 # /goals/weekly (5 goals), usage-alerts GET /history?offset=0 (1,000
 # events) and POST /event, and channel-api stream.isLive.
 

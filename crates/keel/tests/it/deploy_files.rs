@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 /// the one before for managed clusters' extended support).
 const KUBERNETES: [&str; 4] = ["1.34.0", "1.35.0", "1.36.0", "1.37.0"];
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn checker(bin: &str) -> PathBuf {
+pub(crate) fn checker(bin: &str) -> PathBuf {
     let path = keel_testkit::tools_dir().join("checkers/bin").join(bin);
     assert!(
         path.exists(),
@@ -36,7 +36,7 @@ fn manifests() -> Vec<PathBuf> {
     files
 }
 
-fn run(cmd: &mut std::process::Command) -> (bool, String) {
+pub(crate) fn run(cmd: &mut std::process::Command) -> (bool, String) {
     let out = cmd.output().unwrap();
     let text = format!(
         "{}{}",
@@ -46,7 +46,7 @@ fn run(cmd: &mut std::process::Command) -> (bool, String) {
     (out.status.success(), text)
 }
 
-fn once() -> bool {
+pub(crate) fn once() -> bool {
     if keel_testkit::db::postgres_url().is_some() {
         println!("no database involved: runs in the SQLite pass");
         return false;

@@ -6,47 +6,35 @@
 //! the rules name is one a running keel exports on `/metrics`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use keel_testkit::{FakeApns, FakeExpo, TestApp};
 use serde_json::{Value, json};
 
+use crate::deploy_files::{checker, once, root, run};
 use crate::push_common::seed;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/observability")
-}
-
-fn tool(path: &str) -> PathBuf {
-    let p = keel_testkit::tools_dir().join(path);
-    assert!(
-        p.exists(),
-        "{} is missing: scripts/test installs it",
-        p.display()
-    );
-    p
+    root().join("deploy/observability")
 }
 
 fn promtool() -> Command {
-    Command::new(tool("promtool/usr/bin/promtool"))
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let p = keel_testkit::tools_dir().join("promtool/usr/bin/promtool");
+    assert!(
+        p.exists(),
+        "{} is missing: scripts/test unpacks it",
+        p.display()
     );
-    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
-    text
+    Command::new(p)
 }
 
-/// No database involved: runs in the SQLite pass only.
-fn once() -> bool {
-    keel_testkit::db::postgres_url().is_none()
+/// Runs `cmd` and asserts it succeeded; what it printed.
+fn ok(cmd: &mut Command) -> String {
+    let (ok, text) = run(cmd);
+    assert!(ok, "{cmd:?} failed:\n{text}");
+    text
 }
 
 fn dashboard() -> Value {
@@ -119,12 +107,12 @@ fn the_alert_rules_are_valid_and_their_unit_tests_pass() {
     if !once() {
         return;
     }
-    let checked = run(promtool()
+    let checked = ok(promtool()
         .arg("check")
         .arg("rules")
         .arg(dir().join("keel-alerts.yml")));
     assert!(checked.contains("SUCCESS"), "{checked}");
-    let tested = run(promtool()
+    let tested = ok(promtool()
         .current_dir(dir())
         .arg("test")
         .arg("rules")
@@ -137,10 +125,9 @@ fn the_dashboard_is_one_grafanas_schema_reads_and_every_query_parses() {
     if !once() {
         return;
     }
-    let checker =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/checkers/grafana_check.py");
-    let said = run(Command::new(tool("checkers/bin/python"))
-        .arg(checker)
+    let script = root().join("crates/testkit/checkers/grafana_check.py");
+    let said = ok(Command::new(checker("python"))
+        .arg(script)
         .arg(dir().join("keel-dashboard.json")));
     println!("{said}");
     // Each query as a recording rule: promtool parses it with Prometheus's
@@ -153,7 +140,7 @@ fn the_dashboard_is_one_grafanas_schema_reads_and_every_query_parses() {
     let file = tempfile::NamedTempFile::new().unwrap();
     let doc = json!({"groups": [{"name": "dashboard", "rules": rules}]});
     std::fs::write(file.path(), serde_json::to_string(&doc).unwrap()).unwrap();
-    let checked = run(promtool().arg("check").arg("rules").arg(file.path()));
+    let checked = ok(promtool().arg("check").arg("rules").arg(file.path()));
     assert!(checked.contains("SUCCESS"), "{checked}");
 }
 

@@ -101,11 +101,7 @@ pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
 /// Sets the readiness gauges as `/readyz` would answer now (`keel_ready`
 /// 1 or 0, `keel_dependency_up{dependency}`), for `/metrics`.
 pub async fn sample(r: &Readiness) {
-    if r.draining.is_set() {
-        metrics::gauge!("keel_ready").set(0.0);
-        return;
-    }
-    let _ = check(&r.db, &r.cache, Some(&r.tasks), Redis::Optional).await;
+    let _ = readyz(State(r.clone())).await;
 }
 
 /// Whether readiness needs Redis (when the cache is Redis).

@@ -8,12 +8,12 @@
 //! Labels are bounded: a kind is a name in the code (plus any kind found in
 //! the table, which only keel writes).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sea_orm::ExprTrait;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QuerySelect};
 
 use super::entity::{self, Column, Entity};
 use crate::db::Db;
@@ -63,32 +63,29 @@ pub async fn read(db: &Db, kinds: &[&str]) -> Result<BTreeMap<String, KindFigure
     for (kind, n) in running {
         out.entry(kind).or_default().running = n;
     }
-    let waiting = || {
-        Condition::all()
-            .add(Column::Status.eq(entity::QUEUED))
-            .add(Column::RunAt.lte(now))
-            .add(
-                Condition::any()
-                    .add(Column::LockedUntil.is_null())
-                    .add(Column::LockedUntil.lte(now)),
-            )
-    };
-    let due = count_by_kind(db, waiting()).await?;
-    let due_kinds: BTreeSet<String> = due.iter().map(|(k, _)| k.clone()).collect();
-    for (kind, n) in due {
-        out.entry(kind).or_default().due = n;
-    }
-    for kind in due_kinds {
-        let oldest = Entity::find()
-            .filter(waiting())
-            .filter(Column::Kind.eq(kind.as_str()))
-            .order_by_asc(Column::RunAt)
-            .one(db.read())
-            .await?;
-        if let Some(job) = oldest {
-            let waited = (now - job.run_at).to_std().unwrap_or_default();
-            out.entry(kind).or_default().oldest_due_secs = waited.as_secs_f64();
-        }
+    let waiting = Condition::all()
+        .add(Column::Status.eq(entity::QUEUED))
+        .add(Column::RunAt.lte(now))
+        .add(
+            Condition::any()
+                .add(Column::LockedUntil.is_null())
+                .add(Column::LockedUntil.lte(now)),
+        );
+    // Due jobs per kind, with the oldest one's time, in one aggregate.
+    let due: Vec<(String, i64, DateTime<Utc>)> = Entity::find()
+        .select_only()
+        .column(Column::Kind)
+        .column_as(Expr::col(Column::Id).count(), "n")
+        .column_as(Expr::col(Column::RunAt).min(), "oldest")
+        .filter(waiting)
+        .group_by(Column::Kind)
+        .into_tuple()
+        .all(db.read())
+        .await?;
+    for (kind, n, oldest) in due {
+        let f = out.entry(kind).or_default();
+        f.due = u64::try_from(n).unwrap_or(0);
+        f.oldest_due_secs = (now - oldest).to_std().unwrap_or_default().as_secs_f64();
     }
     Ok(out)
 }

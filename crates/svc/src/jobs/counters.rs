@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::entity::push_message::MessageStatus;
+use keel_platform::sea_orm::ActiveEnum;
 
 use super::outcome::Written;
 
@@ -33,20 +33,9 @@ pub fn error_label(error: Option<&str>) -> &'static str {
     }
 }
 
-fn status_label(s: MessageStatus) -> &'static str {
-    match s {
-        MessageStatus::Pending => "pending",
-        MessageStatus::Batched => "batched",
-        MessageStatus::Sent => "sent",
-        MessageStatus::Error => "error",
-        MessageStatus::Cancelled => "cancelled",
-        MessageStatus::Skipped => "skipped",
-    }
-}
-
 /// Counts a batch's stored outcomes.
 pub fn messages(rows: &[Written]) {
-    let mut by: BTreeMap<(&'static str, &'static str), u64> = BTreeMap::new();
+    let mut by: BTreeMap<(String, &'static str), u64> = BTreeMap::new();
     for r in rows {
         let error = match error_label(r.ticket_error.as_deref()) {
             // A refusal of the whole request (no ticket, so never sent) is
@@ -54,7 +43,7 @@ pub fn messages(rows: &[Written]) {
             "other" if r.sent_at.is_none() => "REFUSED",
             label => label,
         };
-        *by.entry((status_label(r.status), error)).or_default() += 1;
+        *by.entry((r.status.to_value(), error)).or_default() += 1;
     }
     for ((status, error), n) in by {
         metrics::counter!("keel_push_messages_total", "status" => status, "error" => error)
@@ -62,11 +51,17 @@ pub fn messages(rows: &[Written]) {
     }
 }
 
-/// Counts one stored receipt.
-pub fn receipt(error: Option<&str>) {
-    let status = if error.is_some() { "error" } else { "ok" };
-    metrics::counter!("keel_push_receipts_total", "status" => status, "error" => error_label(error))
-        .increment(1);
+/// Counts a page's stored receipts, each by its error (`None`: ok).
+pub fn receipts(errors: &[Option<String>]) {
+    let mut by: BTreeMap<Option<&str>, u64> = BTreeMap::new();
+    for e in errors {
+        *by.entry(e.as_deref()).or_default() += 1;
+    }
+    for (error, n) in by {
+        let status = if error.is_some() { "error" } else { "ok" };
+        metrics::counter!("keel_push_receipts_total", "status" => status, "error" => error_label(error))
+            .increment(n);
+    }
 }
 
 #[cfg(test)]

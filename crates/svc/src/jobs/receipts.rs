@@ -167,8 +167,6 @@ async fn store(
     delta.apply(&txn, send_id).await?;
     deactivate(&txn, &gone).await?;
     txn.commit().await?;
-    for error in counted {
-        super::counters::receipt(error.as_deref());
-    }
+    super::counters::receipts(&counted);
     Ok(missing)
 }
