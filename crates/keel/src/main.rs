@@ -92,7 +92,7 @@ async fn run(cli: Invocation) -> anyhow::Result<()> {
 fn configured() -> anyhow::Result<(Source, PlatformConfig)> {
     let src = Source::load()?;
     let cfg = PlatformConfig::from_source(&src)?;
-    telemetry::init_tracing(cfg.log_format);
+    telemetry::init_tracing(cfg.log_format)?;
     Ok((src, cfg))
 }
 
@@ -115,5 +115,8 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
         let released = startup_pages::release();
         tracing::debug!(bytes = released, "start-up's code pages handed back");
     });
-    Ok(running.wait().await?)
+    let stopped = running.wait().await;
+    // The spans of the last requests and jobs, sent before the process ends.
+    telemetry::otel::flush(std::time::Duration::from_secs(5)).await;
+    Ok(stopped?)
 }

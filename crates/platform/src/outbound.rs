@@ -16,6 +16,8 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 
 use crate::config::OutboundConfig;
 use crate::http::timing::{Phase, timed};
+use crate::telemetry::otel;
+use tracing::Instrument;
 
 /// Installs the process-wide TLS crypto provider (ring). Idempotent.
 pub fn install_crypto_provider() {
@@ -122,7 +124,7 @@ impl HttpClient {
 
     /// Sends a request once.
     pub async fn send(&self, req: RequestBuilder) -> Result<Response, OutboundError> {
-        Ok(timed(Phase::Outbound, req.send()).await?)
+        Ok(timed(Phase::Outbound, traced(req)).await?)
     }
 
     /// Sends an idempotent request, retrying network errors, 429 and 5xx
@@ -146,7 +148,7 @@ impl HttpClient {
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let (last, server_delay) =
-                match timed(Phase::Outbound, make().timeout(left).send()).await {
+                match timed(Phase::Outbound, traced(make().timeout(left))).await {
                     Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
                     Ok(resp) => {
                         let wait = retry_after(&resp);
@@ -166,6 +168,33 @@ impl HttpClient {
             tokio::time::sleep(delay).await;
         }
     }
+}
+
+/// Sends `req`, inside a client span that carries the current trace to the
+/// provider in `traceparent` when traces are on.
+async fn traced(req: RequestBuilder) -> Result<Response, reqwest::Error> {
+    if !otel::enabled() {
+        return req.send().await;
+    }
+    let (client, req) = req.build_split();
+    let mut req = req?;
+    let span = otel::spans::outbound(req.method(), req.url());
+    let answer = async {
+        otel::spans::inject(req.headers_mut());
+        client.execute(req).await
+    }
+    .instrument(span.clone())
+    .await;
+    match &answer {
+        Ok(resp) => {
+            span.record("http.response.status_code", i64::from(resp.status().as_u16()));
+            if resp.status().is_server_error() || resp.status().is_client_error() {
+                otel::spans::failed(&span);
+            }
+        }
+        Err(_) => otel::spans::failed(&span),
+    }
+    answer
 }
 
 fn is_transient(e: &reqwest::Error) -> bool {

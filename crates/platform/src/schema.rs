@@ -18,6 +18,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "cron_ticks",
             up: cron_ticks,
         },
+        Migration {
+            version: 2,
+            name: "jobs_trace_parent",
+            up: jobs_trace_parent,
+        },
     ],
     tables,
 };
@@ -32,6 +37,15 @@ fn cron_ticks(b: DbBackend) -> Vec<sea_orm::Statement> {
         .primary_key(Index::create().col("name").col("tick"))
         .to_owned();
     build_all(b, &[&table])
+}
+
+/// The span that enqueued a job (W3C `traceparent`, 55 characters).
+fn jobs_trace_parent(b: DbBackend) -> Vec<sea_orm::Statement> {
+    let alter = Table::alter()
+        .table("keel_jobs")
+        .add_column(ColumnDef::new("trace_parent").string_len(64).null())
+        .to_owned();
+    build_all(b, &[&alter])
 }
 
 fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {

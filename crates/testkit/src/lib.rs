@@ -96,7 +96,7 @@ pub fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
         keel_platform::outbound::install_crypto_provider();
-        keel_platform::telemetry::init_tracing(keel_platform::config::LogFormat::Text);
+        let _ = keel_platform::telemetry::init_tracing(keel_platform::config::LogFormat::Text);
     });
 }
 

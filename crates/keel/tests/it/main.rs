@@ -26,6 +26,7 @@ mod services;
 mod slow_requests;
 mod startup;
 mod svc_cli;
+mod traces;
 mod upgrade;
 
 pub const KEEL: &str = env!("CARGO_BIN_EXE_keel");

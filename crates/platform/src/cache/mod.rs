@@ -11,6 +11,8 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use crate::config::Secret;
 use crate::crypto::Pseudonyms;
 use crate::http::timing::{Phase, timed};
+use crate::telemetry::otel;
+use tracing::Instrument;
 
 mod breaker;
 mod rate;
@@ -176,8 +178,14 @@ impl Cache {
     ) -> Result<T, CacheError> {
         self.breaker.check()?;
         let mut conn = conn.clone();
-        self.breaker
-            .record(timed(Phase::Cache, cmd.query_async(&mut conn)).await)
+        let span = otel::spans::redis(&command_name(cmd));
+        let answer = timed(Phase::Cache, cmd.query_async(&mut conn))
+            .instrument(span.clone())
+            .await;
+        if answer.is_err() {
+            otel::spans::failed(&span);
+        }
+        self.breaker.record(answer)
     }
 
     fn key(&self, key: &str) -> String {
@@ -242,6 +250,7 @@ impl Cache {
                             .ignore()
                             .query_async(&mut conn),
                     )
+                    .instrument(otel::spans::redis("MULTI INCR PEXPIRE"))
                     .await,
                 )?;
                 Ok(n)
@@ -318,6 +327,14 @@ fn lock(m: &Mutex<Local>) -> std::sync::MutexGuard<'_, Local> {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A command's name (its first word), for its span.
+fn command_name(cmd: &redis::Cmd) -> String {
+    match cmd.args_iter().next() {
+        Some(redis::Arg::Simple(name)) => String::from_utf8_lossy(name).into_owned(),
+        _ => "command".to_owned(),
+    }
 }
 
 #[cfg(test)]

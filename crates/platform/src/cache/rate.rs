@@ -14,6 +14,8 @@
 
 use std::time::{Duration, Instant};
 
+use tracing::Instrument;
+
 use crate::http::timing::{Phase, timed};
 
 use super::{Backend, Cache, CacheError, lock, millis};
@@ -73,6 +75,7 @@ impl Cache {
                                     .arg(millis(keep))
                                     .invoke_async::<(u64, u64)>(&mut conn),
                             )
+                            .instrument(crate::telemetry::otel::spans::redis("EVALSHA"))
                             .await,
                         )
                     }

@@ -30,6 +30,7 @@ use sea_orm::{
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
 use crate::http::timing::{self, Phase};
+use crate::telemetry::otel;
 use connect::{common, no_transaction, server_limits, sqlite_options};
 
 /// Pooled database handles; cheap to clone.
@@ -172,14 +173,26 @@ impl Db {
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
-        let started = timing::timing().then(std::time::Instant::now);
-        let read = if self.short.is_some() {
-            self.try_short_pg(select).await
+        let traced = otel::enabled();
+        let started = (traced || timing::timing()).then(std::time::Instant::now);
+        let (read, backend) = if self.short.is_some() {
+            (self.try_short_pg(select).await, DbBackend::Postgres)
         } else {
-            self.try_inline(select)
+            (self.try_inline(select), DbBackend::Sqlite)
         };
         if let Some(started) = started {
-            timing::record(Phase::Db, started.elapsed());
+            let took = started.elapsed();
+            timing::record(Phase::Db, took);
+            if traced && read.is_ok() {
+                let table = E::default().table_name().to_owned();
+                otel::spans::record_statement(
+                    system_name(backend),
+                    "SELECT",
+                    Some(table),
+                    took,
+                    false,
+                );
+            }
         }
         read
     }
@@ -224,10 +237,16 @@ impl Db {
         let Some(reads) = &self.inline else {
             return Err(inline::Miss::Off);
         };
-        let started = timing::timing().then(std::time::Instant::now);
+        let traced = otel::enabled();
+        let started = (traced || timing::timing()).then(std::time::Instant::now);
         let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
         if let Some(started) = started {
-            timing::record(Phase::Db, started.elapsed());
+            let took = started.elapsed();
+            timing::record(Phase::Db, took);
+            if traced && read.is_ok() {
+                let table = E::default().table_name().to_owned();
+                otel::spans::record_statement("sqlite", "SELECT", Some(table), took, false);
+            }
         }
         read
     }
@@ -360,7 +379,21 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
 
 /// Each statement's time counted to the request that runs it
 /// (`http::timing`), when requests are timed.
+/// Also a statement span under the current span, when traces are on.
 fn timed_statements(mut conn: DatabaseConnection) -> DatabaseConnection {
-    conn.set_metric_callback(|info| timing::record(Phase::Db, info.elapsed));
+    let system = system_name(conn.get_database_backend());
+    conn.set_metric_callback(move |info| {
+        timing::record(Phase::Db, info.elapsed);
+        otel::spans::statement(system, &info.statement.sql, info.elapsed, info.failed);
+    });
     conn
+}
+
+/// The OpenTelemetry name of a backend (`db.system.name`).
+fn system_name(backend: DbBackend) -> &'static str {
+    match backend {
+        DbBackend::Postgres => "postgresql",
+        DbBackend::Sqlite => "sqlite",
+        _ => "other_sql",
+    }
 }

@@ -9,10 +9,15 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::{PlatformError, Render};
+use crate::telemetry::otel;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// One span per request, carrying the service and the request id.
+/// One span per request, carrying the service and the request id. When
+/// traces are on it is also the request's server span: named by the route
+/// template (`GET /goals/weekly/{id}`, never the raw path), with the
+/// semantic-convention attributes, and the child of the caller's
+/// `traceparent` when the request carries one.
 pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Span + Clone {
     move |req: &Request<Body>| {
         let id = req
@@ -20,13 +25,48 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
             .get(&REQUEST_ID)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        tracing::info_span!(
+        if !otel::enabled() {
+            return tracing::info_span!(
+                "request",
+                service,
+                method = %req.method(),
+                path = %req.uri().path(),
+                request_id = %id,
+            );
+        }
+        let route = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or("unmatched", MatchedPath::as_str);
+        let span = tracing::info_span!(
             "request",
             service,
             method = %req.method(),
             path = %req.uri().path(),
             request_id = %id,
-        )
+            otel.name = %format_args!("{} {route}", req.method()),
+            otel.kind = "server",
+            otel.status_code = tracing::field::Empty,
+            http.request.method = %req.method(),
+            http.route = route,
+            http.response.status_code = tracing::field::Empty,
+            keel.service = service,
+        );
+        otel::spans::adopt_parent(&span, req.headers());
+        span
+    }
+}
+
+/// Records the answer's status on the request's span (as an i64: the
+/// OpenTelemetry layer records an unsigned number as text) (an error status for
+/// a 5xx, as the HTTP conventions say for a server span).
+pub fn record_status(resp: &Response, _latency: Duration, span: &tracing::Span) {
+    if otel::enabled() {
+        let status = resp.status();
+        span.record("http.response.status_code", i64::from(status.as_u16()));
+        if status.is_server_error() {
+            span.record("otel.status_code", "ERROR");
+        }
     }
 }
 

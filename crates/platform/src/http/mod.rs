@@ -114,7 +114,11 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
             app.name,
             body_guard::guard_bodies,
         ))
-        .layer(TraceLayer::new_for_http().make_span_with(layers::span_for(app.name)))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(layers::span_for(app.name))
+                .on_response(layers::record_status),
+        )
         .layer(PropagateRequestIdLayer::new(layers::REQUEST_ID))
         .layer(middleware::from_fn_with_state(
             cfg.slow_request,

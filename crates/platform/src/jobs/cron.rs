@@ -17,6 +17,7 @@ pub use croner::Cron;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, Set};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::{Job, enqueue_unique};
 use crate::db::Db;
@@ -79,7 +80,11 @@ impl<J: Job + Sync> Schedule<J> {
                 () = stop.cancelled() => return,
                 () = tokio::time::sleep(wait) => {}
             }
-            match claim(db, self.name, tick, &(self.job)(tick)).await {
+            let span = tick_span(self.name);
+            match claim(db, self.name, tick, &(self.job)(tick))
+                .instrument(span)
+                .await
+            {
                 Ok(true) => tracing::debug!(schedule = self.name, %tick, "tick claimed"),
                 Ok(false) => {}
                 Err(e) => {
@@ -88,6 +93,22 @@ impl<J: Job + Sync> Schedule<J> {
             }
         }
     }
+}
+
+/// A cron tick's span, the cause its job links to; none when traces are
+/// off.
+fn tick_span(name: &'static str) -> tracing::Span {
+    if !crate::telemetry::otel::enabled() {
+        return tracing::Span::none();
+    }
+    let span = tracing::info_span!(
+        "cron",
+        schedule = name,
+        otel.name = %format_args!("cron {name}"),
+        otel.kind = "internal",
+    );
+    crate::telemetry::otel::spans::note_ids(&span);
+    span
 }
 
 /// Claims `tick` of `name` and enqueues `job` for it; false when another

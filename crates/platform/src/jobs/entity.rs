@@ -21,6 +21,9 @@ pub struct Model {
     pub locked_by: Option<String>,
     pub last_error: Option<String>,
     pub created_at: DateTimeUtc,
+    /// The W3C `traceparent` of the span that enqueued the job (a request,
+    /// a cron tick), when traces were on: the job's span links to it.
+    pub trace_parent: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

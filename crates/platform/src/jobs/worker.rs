@@ -9,11 +9,13 @@ use sea_orm::{ColumnTrait, DbErr, EntityTrait, ExprTrait, QueryFilter};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::entity::{self, Column, Entity};
 use super::{JobContext, JobError, JobRegistry, backoff};
 use crate::config::JobsConfig;
 use crate::db::Db;
+use crate::telemetry::otel;
 
 /// Runs the jobs of the registered kinds until shut down.
 #[derive(Clone)]
@@ -169,7 +171,7 @@ impl Worker {
             Some(handler) => match serde_json::from_str(&job.payload) {
                 Err(e) => Err(JobError::fail(format!("payload is not JSON: {e}"))),
                 // A panicking handler must not take the worker down.
-                Ok(payload) => match tokio::spawn(handler(payload, ctx)).await {
+                Ok(payload) => match tokio::spawn(traced(&job, handler(payload, ctx))).await {
                     Ok(r) => r,
                     Err(e) => Err(JobError::retry(format!("handler panicked: {e}"))),
                 },
@@ -273,4 +275,33 @@ fn count_run(kind: &str, outcome: &Result<(), JobError>, ctx: JobContext, took: 
 
 fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
+}
+
+/// `run` inside the job's span (when traces are on), which the job's log
+/// lines carry.
+fn traced<F: Future>(job: &entity::Model, run: F) -> tracing::instrument::Instrumented<F> {
+    let span = span_of(job);
+    span.in_scope(|| tracing::debug!(job = job.id, kind = %job.kind, "running a job"));
+    run.instrument(span)
+}
+
+/// The job's span: a consumer span named by its kind, linked to the span
+/// that enqueued it; no span when traces are off.
+fn span_of(job: &entity::Model) -> tracing::Span {
+    if !otel::enabled() {
+        return tracing::Span::none();
+    }
+    let span = tracing::info_span!(
+        "job",
+        job = job.id,
+        kind = %job.kind,
+        otel.name = %format_args!("job {}", job.kind),
+        otel.kind = "consumer",
+        keel.job.kind = %job.kind,
+        keel.job.id = job.id,
+        keel.job.attempt = job.attempts,
+    );
+    otel::spans::link(&span, job.trace_parent.as_deref());
+    otel::spans::note_ids(&span);
+    span
 }

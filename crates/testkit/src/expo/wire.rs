@@ -54,7 +54,8 @@ fn body_of(headers: &HeaderMap, raw: &[u8]) -> Result<(Value, bool), &'static st
         .map_err(|_| "the body is not JSON")
 }
 
-/// The headers Expo's protocol is about, lower-cased, as sent.
+/// The headers Expo's protocol is about, lower-cased, as sent, and the
+/// trace context keel passes on (W3C `traceparent`).
 fn protocol_headers(headers: &HeaderMap) -> BTreeMap<String, String> {
     [
         "accept",
@@ -62,6 +63,7 @@ fn protocol_headers(headers: &HeaderMap) -> BTreeMap<String, String> {
         "content-type",
         "content-encoding",
         "authorization",
+        "traceparent",
     ]
     .into_iter()
     .filter_map(|name| {

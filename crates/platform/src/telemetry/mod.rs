@@ -16,6 +16,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::LogFormat;
 
+mod logs;
+pub mod otel;
+
 /// The filter without `RUST_LOG`. The passkey library logs a client's
 /// refused answer (and an ordinary passkey's zero counter) at error level;
 /// keel logs each refusal itself, with its reason, so the library's own
@@ -23,17 +26,32 @@ use crate::config::LogFormat;
 const DEFAULT_FILTER: &str = "info,webauthn_rs_core=off";
 
 /// Installs the global subscriber: `RUST_LOG` filter (default
-/// [`DEFAULT_FILTER`]), human-readable on a terminal, JSON when asked.
-/// Idempotent.
-pub fn init_tracing(format: LogFormat) {
+/// [`DEFAULT_FILTER`]), human-readable on a terminal, JSON when asked (with
+/// the trace and span ids when traces are on), and the OpenTelemetry layer
+/// when the `OTEL_*` variables ask for traces ([`otel`]). Idempotent. A bad
+/// `OTEL_*` value is an error naming the variable.
+pub fn init_tracing(format: LogFormat) -> Result<(), otel::OtelConfigError> {
+    let traces = match otel::read(|k| std::env::var(k).ok())? {
+        Some(cfg) if !otel::enabled() => Some(otel::install(cfg)?),
+        _ => None,
+    };
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
-    let registry = tracing_subscriber::registry().with(filter);
+    let traces = traces.map(|tracer| {
+        tracing_opentelemetry::layer()
+            .with_tracer(tracer)
+            .with_tracked_inactivity(false)
+            .with_threads(false)
+            .with_location(false)
+            .with_level(false)
+    });
+    let registry = tracing_subscriber::registry().with(filter).with(traces);
     let result = match format {
         LogFormat::Json => registry
             .with(
                 tracing_subscriber::fmt::layer()
                     .json()
+                    .map_event_format(logs::WithTraceIds)
                     .with_writer(std::io::stderr),
             )
             .try_init(),
@@ -43,6 +61,7 @@ pub fn init_tracing(format: LogFormat) {
     };
     // Already installed (a test harness, a second launch): keep that one.
     let _ = result;
+    Ok(())
 }
 
 static PROMETHEUS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();

@@ -1,0 +1,287 @@
+//! The standard `OTEL_*` variables, read and checked once at start. A value
+//! keel cannot use stops it, naming the variable: an operator who asked
+//! for traces and silently got none finds out on the bad night, not at
+//! deploy time.
+
+use opentelemetry::KeyValue;
+use opentelemetry_sdk::trace::Sampler;
+
+/// A variable keel reads, with what was wrong with its value.
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {problem}")]
+pub struct OtelConfigError {
+    pub var: &'static str,
+    pub problem: String,
+}
+
+fn bad(var: &'static str, problem: impl Into<String>) -> OtelConfigError {
+    OtelConfigError {
+        var,
+        problem: problem.into(),
+    }
+}
+
+/// What the variables ask for, when they ask for traces at all.
+#[derive(Debug)]
+pub struct OtelConfig {
+    pub service_name: String,
+    pub resource: Vec<KeyValue>,
+    pub sampler: Sampler,
+}
+
+/// Reads the variables through `var` (the environment, or a test's map).
+/// `None` when traces are off: no endpoint is set, `OTEL_SDK_DISABLED` is
+/// true, or `OTEL_TRACES_EXPORTER` is `none`.
+pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, OtelConfigError> {
+    let get = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+    let disabled = match get("OTEL_SDK_DISABLED").as_deref().map(str::trim) {
+        None => false,
+        Some(v) if v.eq_ignore_ascii_case("true") => true,
+        Some(v) if v.eq_ignore_ascii_case("false") => false,
+        Some(v) => {
+            return Err(bad(
+                "OTEL_SDK_DISABLED",
+                format!("{v:?} is not true or false"),
+            ));
+        }
+    };
+    match get("OTEL_TRACES_EXPORTER").as_deref().map(str::trim) {
+        None | Some("otlp") => {}
+        Some("none") => return Ok(None),
+        Some(v) => {
+            return Err(bad(
+                "OTEL_TRACES_EXPORTER",
+                format!("{v:?}: keel exports traces over OTLP only (otlp or none)"),
+            ));
+        }
+    }
+    for name in [
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+    ] {
+        if let Some(v) = get(name) {
+            endpoint(name, &v)?;
+        }
+    }
+    for name in [
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+    ] {
+        if let Some(v) = get(name)
+            && v.trim() != "http/protobuf"
+        {
+            return Err(bad(
+                name,
+                format!("{v:?}: keel sends http/protobuf (grpc and http/json are not built in)"),
+            ));
+        }
+    }
+    for name in [
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+    ] {
+        if let Some(v) = get(name) {
+            headers(name, &v)?;
+        }
+    }
+    let resource = match get("OTEL_RESOURCE_ATTRIBUTES") {
+        Some(v) => pairs("OTEL_RESOURCE_ATTRIBUTES", &v)?,
+        None => Vec::new(),
+    };
+    let sampler = sampler(
+        get("OTEL_TRACES_SAMPLER").as_deref(),
+        get("OTEL_TRACES_SAMPLER_ARG").as_deref(),
+    )?;
+    let has_endpoint = get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some()
+        || get("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
+    if disabled || !has_endpoint {
+        return Ok(None);
+    }
+    let service_name = get("OTEL_SERVICE_NAME")
+        .or_else(|| {
+            resource
+                .iter()
+                .find(|(k, _)| k == "service.name")
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_else(|| "keel".to_owned());
+    Ok(Some(OtelConfig {
+        service_name,
+        resource: resource
+            .into_iter()
+            .filter(|(k, _)| k != "service.name")
+            .map(|(k, v)| KeyValue::new(k, v))
+            .collect(),
+        sampler,
+    }))
+}
+
+fn endpoint(var: &'static str, v: &str) -> Result<(), OtelConfigError> {
+    let url = url::Url::parse(v.trim()).map_err(|e| bad(var, format!("{v:?}: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(bad(var, format!("{v:?} is not an http(s) URL with a host")));
+    }
+    Ok(())
+}
+
+fn headers(var: &'static str, v: &str) -> Result<(), OtelConfigError> {
+    for (name, value) in pairs(var, v)? {
+        http::HeaderName::try_from(name.as_str())
+            .map_err(|_| bad(var, format!("{name:?} is not a header name")))?;
+        http::HeaderValue::try_from(value.as_str())
+            .map_err(|_| bad(var, format!("the value of {name} is not a header value")))?;
+    }
+    Ok(())
+}
+
+/// `key=value,key=value`, each part percent-decoded (the W3C Baggage form
+/// the specification gives these variables).
+fn pairs(var: &'static str, v: &str) -> Result<Vec<(String, String)>, OtelConfigError> {
+    v.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|part| {
+            let (k, val) = part
+                .split_once('=')
+                .ok_or_else(|| bad(var, format!("{:?} is not key=value", part.trim())))?;
+            let decode = |s: &str| {
+                url::form_urlencoded::parse(
+                    format!("x={}", s.trim().replace('+', "%2B")).as_bytes(),
+                )
+                .next()
+                .map(|(_, d)| d.into_owned())
+                .unwrap_or_default()
+            };
+            let key = decode(k);
+            if key.is_empty() {
+                return Err(bad(var, format!("{:?} has an empty key", part.trim())));
+            }
+            Ok((key, decode(val)))
+        })
+        .collect()
+}
+
+/// `OTEL_TRACES_SAMPLER` and its argument; parent-based 100 % by default.
+fn sampler(name: Option<&str>, arg: Option<&str>) -> Result<Sampler, OtelConfigError> {
+    let ratio = || -> Result<f64, OtelConfigError> {
+        let Some(arg) = arg else { return Ok(1.0) };
+        match arg.trim().parse::<f64>() {
+            Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+            _ => Err(bad(
+                "OTEL_TRACES_SAMPLER_ARG",
+                format!("{arg:?} is not a ratio from 0 to 1"),
+            )),
+        }
+    };
+    let parent = |s: Sampler| Sampler::ParentBased(Box::new(s));
+    Ok(match name.map(str::trim) {
+        None | Some("parentbased_always_on") => parent(Sampler::AlwaysOn),
+        Some("always_on") => Sampler::AlwaysOn,
+        Some("always_off") => Sampler::AlwaysOff,
+        Some("traceidratio") => Sampler::TraceIdRatioBased(ratio()?),
+        Some("parentbased_always_off") => parent(Sampler::AlwaysOff),
+        Some("parentbased_traceidratio") => parent(Sampler::TraceIdRatioBased(ratio()?)),
+        Some(other) => {
+            return Err(bad(
+                "OTEL_TRACES_SAMPLER",
+                format!(
+                    "{other:?}: one of always_on, always_off, traceidratio, \
+                     parentbased_always_on, parentbased_always_off, parentbased_traceidratio"
+                ),
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn with(vars: &[(&str, &str)]) -> Result<Option<OtelConfig>, OtelConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        read(|k| map.get(k).cloned())
+    }
+
+    const AT: (&str, &str) = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318");
+
+    #[test]
+    fn traces_are_off_without_an_endpoint_or_when_disabled() {
+        assert!(with(&[]).unwrap().is_none());
+        assert!(
+            with(&[AT, ("OTEL_SDK_DISABLED", "true")])
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            with(&[AT, ("OTEL_TRACES_EXPORTER", "none")])
+                .unwrap()
+                .is_none()
+        );
+        assert!(with(&[AT]).unwrap().is_some());
+    }
+
+    #[test]
+    fn the_service_name_defaults_to_keel_and_the_variable_wins_over_the_attributes() {
+        assert_eq!(with(&[AT]).unwrap().unwrap().service_name, "keel");
+        let attrs = (
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "service.name=a,deployment.environment=prod%20eu",
+        );
+        let cfg = with(&[AT, attrs]).unwrap().unwrap();
+        assert_eq!(cfg.service_name, "a");
+        assert_eq!(
+            cfg.resource,
+            vec![KeyValue::new("deployment.environment", "prod eu")]
+        );
+        let named = with(&[AT, attrs, ("OTEL_SERVICE_NAME", "b")])
+            .unwrap()
+            .unwrap();
+        assert_eq!(named.service_name, "b");
+    }
+
+    #[test]
+    fn a_value_keel_cannot_use_names_its_variable() {
+        let cases = [
+            ("OTEL_SDK_DISABLED", "yes"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4318"),
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "ftp://x/v1/traces"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "bad name=1"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "=x"),
+            ("OTEL_TRACES_SAMPLER", "sometimes"),
+            ("OTEL_TRACES_EXPORTER", "jaeger"),
+        ];
+        for (var, value) in cases {
+            let err = with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"),
+                (var, value),
+            ])
+            .expect_err(value);
+            assert_eq!(err.var, var, "{value}: {err}");
+        }
+        let err = with(&[
+            AT,
+            ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"),
+            ("OTEL_TRACES_SAMPLER_ARG", "1.5"),
+        ])
+        .unwrap_err();
+        assert_eq!(err.var, "OTEL_TRACES_SAMPLER_ARG");
+    }
+
+    #[test]
+    fn sampling_is_parent_based_at_the_ratio_asked_for() {
+        let cfg = with(&[
+            AT,
+            ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"),
+            ("OTEL_TRACES_SAMPLER_ARG", "0.25"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(format!("{:?}", cfg.sampler).contains("0.25"));
+    }
+}
