@@ -187,7 +187,10 @@ async fn traced(req: RequestBuilder) -> Result<Response, reqwest::Error> {
     .await;
     match &answer {
         Ok(resp) => {
-            span.record("http.response.status_code", i64::from(resp.status().as_u16()));
+            span.record(
+                "http.response.status_code",
+                i64::from(resp.status().as_u16()),
+            );
             if resp.status().is_server_error() || resp.status().is_client_error() {
                 otel::spans::failed(&span);
             }

@@ -1,10 +1,10 @@
 """An OTLP/HTTP trace receiver for keel's tests, decoding with the
 OpenTelemetry project's own generated messages (opentelemetry-proto).
 
-    otlp_receiver.py
+    otlp_receiver.py [--discard] [--port N]
 
-Listens on 127.0.0.1 (a free port), prints `listening http://127.0.0.1:PORT`,
-then answers:
+Listens on 127.0.0.1 (a free port, or N), prints
+`listening http://127.0.0.1:PORT`, then answers:
 
 - POST /v1/traces: an ExportTraceServiceRequest (application/x-protobuf,
   gzip or not); each span is kept, flattened to JSON.
@@ -13,6 +13,9 @@ then answers:
   attributes, links [{trace_id, span_id}], status (STATUS_CODE_*),
   resource (attributes of the resource), start/end (ns).
 - GET /requests: how many export requests arrived, and their headers.
+
+With --discard (the benchmark's collector), an export is read and answered
+but neither decoded nor kept: only requests and bytes are counted.
 """
 
 import gzip
@@ -30,6 +33,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 LOCK = threading.Lock()
 SPANS = []
 REQUESTS = []
+DISCARD = "--discard" in sys.argv
+RECEIVED = {"requests": 0, "bytes": 0}
 
 
 def value(v):
@@ -83,6 +88,12 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.path != "/v1/traces":
             return self.reply(404, b"not found", "text/plain")
+        if DISCARD:
+            with LOCK:
+                RECEIVED["requests"] += 1
+                RECEIVED["bytes"] += len(raw)
+            body = ExportTraceServiceResponse().SerializeToString()
+            return self.reply(200, body, "application/x-protobuf")
         if self.headers.get("Content-Encoding") == "gzip":
             raw = gzip.decompress(raw)
         req = ExportTraceServiceRequest.FromString(raw)
@@ -102,13 +113,16 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.dumps(SPANS)
             elif self.path == "/requests":
                 body = json.dumps({"count": len(REQUESTS), "headers": REQUESTS})
+            elif self.path == "/received":
+                body = json.dumps(RECEIVED)
             else:
                 return self.reply(404, b"not found", "text/plain")
         self.reply(200, body.encode(), "application/json")
 
 
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(f"listening http://127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -8,7 +8,9 @@ use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
 use axum::routing::{MethodRouter, any};
+use keel_platform::telemetry::otel::spans;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use super::error::{self, Error};
 use super::{Access, Context, Kind, Procedure, Procedures, Settings, wire};
@@ -19,8 +21,23 @@ keel_platform::bytes_extractor!(
     Error
 );
 
-/// Runs one call of `p`.
+/// Runs one call of `p`, in a span named by the procedure when traces are
+/// on.
 async fn run<C: Context>(
+    p: &Procedure<C>,
+    ctx: C,
+    method: &Method,
+    input: Value,
+) -> Result<Value, Error> {
+    let span = spans::procedure("trpc", p.name);
+    let answer = call(p, ctx, method, input).instrument(span.clone()).await;
+    if answer.is_err() {
+        spans::failed(&span);
+    }
+    answer
+}
+
+async fn call<C: Context>(
     p: &Procedure<C>,
     ctx: C,
     method: &Method,

@@ -14,6 +14,7 @@ use lettre::message::{Mailbox, MultiPart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use sea_orm::{ConnectionTrait, DbErr};
 use serde::{Deserialize, Serialize};
+use tracing::Instrument;
 
 use crate::config::MailConfig;
 use crate::jobs::{self, Job, JobError, JobRegistry};
@@ -225,17 +226,21 @@ impl Mailer {
             None => message.formatted(),
         };
         match &self.transport {
-            Transport::Smtp(smtp) => smtp
-                .send_raw(message.envelope(), &raw)
-                .await
-                .map(|_| ())
-                .map_err(|e| {
+            Transport::Smtp(smtp) => {
+                let span = crate::telemetry::otel::spans::smtp();
+                let sent = smtp
+                    .send_raw(message.envelope(), &raw)
+                    .instrument(span.clone())
+                    .await;
+                sent.map(|_| ()).map_err(|e| {
+                    crate::telemetry::otel::spans::failed(&span);
                     if e.is_permanent() {
                         JobError::fail(e)
                     } else {
                         JobError::retry(e)
                     }
-                }),
+                })
+            }
             Transport::Files(dir) => write_eml(dir, id, &raw).await.map_err(JobError::retry),
         }
     }

@@ -7,6 +7,8 @@
 //! claim back for the next tick.
 
 use chrono::Utc;
+use keel_platform::telemetry::otel::spans;
+use tracing::Instrument;
 use twilight_http::error::ErrorType;
 use twilight_model::id::Id;
 
@@ -31,7 +33,10 @@ pub async fn tick(bot: &Bot) {
             continue;
         }
         match guilds::claim(&bot.db, &g, now).await {
-            Ok(true) => post(bot, &g, now).await,
+            Ok(true) => {
+                let span = spans::work("quotebot scheduled post");
+                post(bot, &g, now).instrument(span).await;
+            }
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, guild = g.guild_id, "could not claim a quote"),
         }
@@ -67,7 +72,18 @@ async fn post(bot: &Bot, g: &guilds::Guild, claimed_at: chrono::DateTime<Utc>) {
         }
     };
     let text = quote.message();
-    match bot.http.create_message(channel).content(&text).await {
+    let call = spans::provider_call("discord create_message", "discord");
+    let answer = bot
+        .http
+        .create_message(channel)
+        .content(&text)
+        .into_future()
+        .instrument(call.clone())
+        .await;
+    if answer.is_err() {
+        spans::failed(&call);
+    }
+    match answer {
         Ok(_) => tracing::info!(guild = g.guild_id, channel = %channel, "quote posted"),
         Err(e) => {
             let status = match e.kind() {

@@ -27,6 +27,8 @@ pub struct OtelConfig {
     pub service_name: String,
     pub resource: Vec<KeyValue>,
     pub sampler: Sampler,
+    /// The longest one export may take.
+    pub timeout: std::time::Duration,
 }
 
 /// Reads the variables through `var` (the environment, or a test's map).
@@ -84,6 +86,31 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
             headers(name, &v)?;
         }
     }
+    for name in [
+        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+        "OTEL_EXPORTER_OTLP_COMPRESSION",
+    ] {
+        if let Some(v) = get(name)
+            && !matches!(v.trim(), "gzip" | "none")
+        {
+            return Err(bad(name, format!("{v:?}: gzip or none")));
+        }
+    }
+    let mut timeout = std::time::Duration::from_secs(10);
+    for name in [
+        "OTEL_EXPORTER_OTLP_TIMEOUT",
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+    ] {
+        if let Some(v) = get(name) {
+            let ms = v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| *ms > 0)
+                .ok_or_else(|| bad(name, format!("{v:?} is not a number of milliseconds")))?;
+            timeout = std::time::Duration::from_millis(ms);
+        }
+    }
     let resource = match get("OTEL_RESOURCE_ATTRIBUTES") {
         Some(v) => pairs("OTEL_RESOURCE_ATTRIBUTES", &v)?,
         None => Vec::new(),
@@ -113,6 +140,7 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
             .map(|(k, v)| KeyValue::new(k, v))
             .collect(),
         sampler,
+        timeout,
     }))
 }
 
@@ -255,6 +283,8 @@ mod tests {
             ("OTEL_RESOURCE_ATTRIBUTES", "=x"),
             ("OTEL_TRACES_SAMPLER", "sometimes"),
             ("OTEL_TRACES_EXPORTER", "jaeger"),
+            ("OTEL_EXPORTER_OTLP_COMPRESSION", "brotli"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "10s"),
         ];
         for (var, value) in cases {
             let err = with(&[

@@ -9,7 +9,7 @@
 //! span is a `try_send` into a bounded queue (full: the span is dropped and
 //! `keel_trace_spans_dropped_total` counts it); one task sends batches of up
 //! to [`BATCH`] spans through the OTLP exporter, at most [`EVERY`] apart, and
-//! each export may take at most the exporter's timeout. A collector that is
+//! each export may take at most `OTEL_EXPORTER_OTLP_TIMEOUT`. A collector that is
 //! down or slow fills the queue, never a request's time.
 
 use std::time::Duration;
@@ -26,8 +26,6 @@ pub const QUEUE: usize = 4096;
 const BATCH: usize = 512;
 /// The longest a span waits in the queue when fewer than [`BATCH`] wait.
 const EVERY: Duration = Duration::from_secs(1);
-/// The longest one export may take (the collector's answer included).
-const EXPORT_WITHIN: Duration = Duration::from_secs(10);
 
 enum Msg {
     Span(Box<SpanData>),
@@ -52,12 +50,18 @@ impl std::fmt::Debug for Msg {
     }
 }
 
-/// The processor, its flusher, and the export task to spawn.
+/// The span processor, its flusher, and the export task to spawn; each
+/// export may take at most `within` (`OTEL_EXPORTER_OTLP_TIMEOUT`).
 pub fn queue<E: SpanExporter + 'static>(
     exporter: E,
+    within: Duration,
 ) -> (Queue, Flusher, impl Future<Output = ()> + Send) {
     let (tx, rx) = mpsc::channel(QUEUE);
-    (Queue { tx: tx.clone() }, Flusher { tx }, run(rx, exporter))
+    (
+        Queue { tx: tx.clone() },
+        Flusher { tx },
+        run(rx, exporter, within),
+    )
 }
 
 impl SpanProcessor for Queue {
@@ -97,43 +101,43 @@ impl Flusher {
     }
 }
 
-async fn run<E: SpanExporter>(mut rx: mpsc::Receiver<Msg>, exporter: E) {
+async fn run<E: SpanExporter>(mut rx: mpsc::Receiver<Msg>, exporter: E, within: Duration) {
     let mut batch: Vec<SpanData> = Vec::with_capacity(BATCH);
     let mut every = tokio::time::interval(EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             msg = rx.recv() => match msg {
-                None => return export(&exporter, &mut batch).await,
+                None => return export(&exporter, &mut batch, within).await,
                 Some(Msg::Span(span)) => {
                     batch.push(*span);
                     if batch.len() >= BATCH {
-                        export(&exporter, &mut batch).await;
+                        export(&exporter, &mut batch, within).await;
                     }
                 }
                 Some(Msg::Flush(done)) => {
                     while let Ok(Msg::Span(span)) = rx.try_recv() {
                         batch.push(*span);
                         if batch.len() >= BATCH {
-                            export(&exporter, &mut batch).await;
+                            export(&exporter, &mut batch, within).await;
                         }
                     }
-                    export(&exporter, &mut batch).await;
+                    export(&exporter, &mut batch, within).await;
                     let _ = done.send(());
                 }
             },
-            _ = every.tick() => export(&exporter, &mut batch).await,
+            _ = every.tick() => export(&exporter, &mut batch, within).await,
         }
     }
 }
 
-async fn export<E: SpanExporter>(exporter: &E, batch: &mut Vec<SpanData>) {
+async fn export<E: SpanExporter>(exporter: &E, batch: &mut Vec<SpanData>, within: Duration) {
     if batch.is_empty() {
         return;
     }
     let n = batch.len() as u64;
     let spans = std::mem::replace(batch, Vec::with_capacity(BATCH));
-    let outcome = match tokio::time::timeout(EXPORT_WITHIN, exporter.export(spans)).await {
+    let outcome = match tokio::time::timeout(within, exporter.export(spans)).await {
         Ok(Ok(())) => "ok",
         Ok(Err(e)) => {
             tracing::debug!(error = %e, spans = n, "exporting spans failed");
@@ -150,10 +154,10 @@ async fn export<E: SpanExporter>(exporter: &E, batch: &mut Vec<SpanData>) {
 pub struct Reqwest(pub reqwest::Client);
 
 impl Reqwest {
-    pub fn new() -> Result<Self, reqwest::Error> {
+    pub fn new(within: Duration) -> Result<Self, reqwest::Error> {
         crate::outbound::install_crypto_provider();
         reqwest::Client::builder()
-            .timeout(EXPORT_WITHIN)
+            .timeout(within)
             .connect_timeout(Duration::from_secs(2))
             .user_agent(concat!("keel/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -29,9 +29,10 @@ struct Installed {
     _provider: SdkTracerProvider,
 }
 
-/// Whether traces are being recorded.
+/// Whether traces are being recorded (never in a build without the
+/// `traces` feature, where this is a constant and the code it guards goes).
 pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
+    cfg!(feature = "traces") && ENABLED.load(Ordering::Relaxed)
 }
 
 /// keel's tracer, when traces are on.
@@ -42,7 +43,13 @@ pub(crate) fn tracer() -> Option<&'static SdkTracer> {
 /// Builds the exporter, the provider and the export task (spawned on the
 /// current runtime); the tracer for the subscriber's layer.
 pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
-    let client = export::Reqwest::new().map_err(|e| OtelConfigError {
+    if !cfg!(feature = "traces") {
+        return Err(OtelConfigError {
+            var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+            problem: "this keel was built without traces (feature `traces`)".to_owned(),
+        });
+    }
+    let client = export::Reqwest::new(cfg.timeout).map_err(|e| OtelConfigError {
         var: "OTEL_EXPORTER_OTLP_ENDPOINT",
         problem: format!("the exporter's HTTP client could not be built: {e}"),
     })?;
@@ -67,7 +74,7 @@ pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
     // The SDK's processors pass the resource on to their exporter; here
     // the exporter is told before the export task takes it.
     exporter.set_resource(&resource);
-    let (queue, flusher, task) = export::queue(exporter);
+    let (queue, flusher, task) = export::queue(exporter, cfg.timeout);
     let provider = SdkTracerProvider::builder()
         .with_span_processor(queue)
         .with_sampler(cfg.sampler)

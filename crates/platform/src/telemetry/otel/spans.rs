@@ -132,6 +132,67 @@ pub fn outbound(method: &http::Method, url: &url::Url) -> tracing::Span {
     )
 }
 
+/// Handing a mail to the SMTP relay, or no span when traces are off.
+pub fn smtp() -> tracing::Span {
+    if !enabled() {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        "smtp",
+        otel.name = "smtp send",
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        network.protocol.name = "smtp",
+    )
+}
+
+/// A unit of work of its own (quotebot's scheduled post for a guild), or
+/// no span when traces are off.
+pub fn work(name: &'static str) -> tracing::Span {
+    if !enabled() {
+        return tracing::Span::none();
+    }
+    let span = tracing::info_span!(
+        "work",
+        otel.name = name,
+        otel.kind = "internal",
+        otel.status_code = tracing::field::Empty,
+    );
+    note_ids(&span);
+    span
+}
+
+/// A call to a provider through its own client library (Discord's REST
+/// API through twilight), or no span when traces are off.
+pub fn provider_call(name: &'static str, peer: &'static str) -> tracing::Span {
+    if !enabled() {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        "provider",
+        otel.name = name,
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        peer.service = peer,
+    )
+}
+
+/// One procedure of an RPC batch (tRPC), named by the procedure, or no
+/// span when traces are off.
+pub fn procedure(system: &'static str, name: &str) -> tracing::Span {
+    if !enabled() {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        "procedure",
+        otel.name = %name,
+        otel.kind = "internal",
+        otel.status_code = tracing::field::Empty,
+        rpc.system = system,
+        rpc.method = %name,
+    )
+}
+
 /// Marks a client span failed.
 pub fn failed(span: &tracing::Span) {
     span.record("otel.status_code", "ERROR");
