@@ -92,6 +92,8 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(push_devices::registration_status))
         .routes(routes!(push_sends::send_notification))
         .routes(routes!(push_sends::get_send, push_sends::cancel_send))
+        .routes(routes!(push_sends::list_sends))
+        .routes(routes!(push_sends::count_recipients))
         .routes(routes!(push_admin::push_stats))
         .routes(routes!(push_admin::export_devices))
         .merge(import)

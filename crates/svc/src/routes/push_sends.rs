@@ -1,25 +1,27 @@
-//! POST /send, GET and DELETE /send/{id}.
+//! POST /send, GET and DELETE /send/{id}, GET /sends, POST
+//! /recipients/count.
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use keel_platform::http::Json;
 use keel_platform::sea_orm::EntityTrait;
 use keel_platform::time::millis;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Admin, Push};
 use crate::domain::push::idempotency::IdempotencyKey;
 use crate::domain::push::progress::{self, Progress, SendStatus};
-use crate::domain::push::request::{SendBody, SendRequest};
+use crate::domain::push::request::{Filters, SendBody, SendRequest, Target};
 use crate::domain::push::send;
 use crate::entity::push_send;
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
-use crate::input::AnyBody;
+use crate::input::{AnyBody, Body};
 use crate::routes::failures::*;
+use crate::routes::paging::{Paging, paged, paging_query};
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -158,4 +160,76 @@ pub async fn cancel_send(
         status: SendStatus::Cancelled,
         cancelled,
     }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SendPage {
+    sends: Vec<SendView>,
+    total: u64,
+    total_pages: u64,
+    page: u64,
+    per_page: u64,
+}
+
+/// Every send, newest first, a page at a time (`X-WP-Total`,
+/// `X-WP-TotalPages`); each as GET /send/{id} shows it.
+#[utoipa::path(get, path = "/sends", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
+    params(Paging),
+    responses(
+        (status = 200, body = SendPage, headers(
+            ("X-WP-Total" = u64, description = "How many sends there are"),
+            ("X-WP-TotalPages" = u64, description = "How many pages of `per_page`"),
+        )),
+        BadPage,
+        NotPushAdmin,
+    ))]
+pub async fn list_sends(
+    State(state): State<AppState>,
+    _admin: Admin<Push>,
+    q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, Error> {
+    let (page, per_page) = paging_query(q)?.get()?;
+    let (rows, total) = send::page(&state.db, page, per_page).await?;
+    let body = SendPage {
+        sends: rows.into_iter().map(view).collect(),
+        total,
+        total_pages: total.div_ceil(per_page),
+        page,
+        per_page,
+    };
+    Ok(paged(body, total, per_page))
+}
+
+/// What POST /recipients/count reads: the `target` POST /send takes,
+/// required here (`"all"` or `null` for every active device).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountBody {
+    #[schema(value_type = Option<Filters>, required = true)]
+    target: Target,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RecipientCount {
+    /// The active devices a send with this target would reach now.
+    recipients: u64,
+}
+
+/// How many devices a send with this target would reach if it were made
+/// now; sends nothing. (A POST because `push_tokens` may hold 10,000
+/// tokens, too many for a query string.)
+#[utoipa::path(post, path = "/recipients/count", tag = "push", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
+    request_body(content((CountBody = "application/json"))),
+    responses(
+        (status = 200, body = RecipientCount),
+        (status = 400, body = ErrorBody),
+        NotPushAdmin,
+    ))]
+pub async fn count_recipients(
+    State(state): State<AppState>,
+    _admin: Admin<Push>,
+    Body(body): Body<CountBody>,
+) -> Result<Json<RecipientCount>, Error> {
+    let recipients = send::recipients(&state.db, &body.target).await?;
+    Ok(Json(RecipientCount { recipients }))
 }

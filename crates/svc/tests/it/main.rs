@@ -8,6 +8,7 @@ mod appcheck;
 mod cors;
 mod form_bodies;
 mod push_admin;
+mod push_console_api;
 mod push_idempotency;
 mod push_kit;
 mod push_receipts;

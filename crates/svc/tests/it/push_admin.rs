@@ -25,6 +25,12 @@ fn admin_routes() -> Vec<(Method, &'static str, Option<Value>)> {
             "/send/0190a6c4-0000-7000-8000-000000000000",
             None,
         ),
+        (Method::GET, "/sends", None),
+        (
+            Method::POST,
+            "/recipients/count",
+            Some(json!({"target": "all"})),
+        ),
         (Method::GET, "/stats", None),
         (Method::GET, "/devices/export", None),
         (Method::POST, "/devices/import", None),

@@ -28,7 +28,7 @@ pub struct Target {
 /// The filters as a body gives them; documents `target`.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-struct Filters {
+pub struct Filters {
     /// `ios` or `android`.
     #[serde(default, deserialize_with = "device_type")]
     #[schema(value_type = Option<String>, pattern = "^(ios|android)$")]

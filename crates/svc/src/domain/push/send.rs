@@ -5,8 +5,8 @@ use keel_platform::db::Db;
 use keel_platform::failure::Cause;
 use keel_platform::sea_orm::sea_query::{Expr, Query};
 use keel_platform::sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use serde_json::Value;
 
@@ -51,6 +51,31 @@ fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
         c = c.add(push_device::Column::PushToken.is_in(tokens.iter().map(String::as_str)));
     }
     c
+}
+
+/// How many devices a send with `target` would reach if it were made now.
+pub async fn recipients(db: &Db, target: &Target) -> Result<u64, DbErr> {
+    push_device::Entity::find()
+        .filter(device_filter(target))
+        .count(db.read())
+        .await
+}
+
+/// A page of sends, newest first, and how many sends there are.
+pub async fn page(
+    db: &Db,
+    page: u64,
+    per_page: u64,
+) -> Result<(Vec<push_send::Model>, u64), DbErr> {
+    let total = push_send::Entity::find().count(db.read()).await?;
+    let rows = push_send::Entity::find()
+        .order_by_desc(push_send::Column::CreatedAt)
+        .order_by_desc(push_send::Column::Id)
+        .offset((page - 1) * per_page)
+        .limit(per_page)
+        .all(db.read())
+        .await?;
+    Ok((rows, total))
 }
 
 /// A send made, or the one an earlier request with the same
