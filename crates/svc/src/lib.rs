@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod cli;
 pub mod config;
+mod console;
 pub mod domain;
 pub mod entity;
 pub mod error;
@@ -93,9 +94,12 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         devices: push::devices::device_reads(&platform.db, b.tasks),
         cfg,
     });
+    let console = console::router(&format!("{}/svc/admin", state.cfg.rest_root), &base_path);
     Ok(ServiceApp {
         name: NAME,
-        routes: OpenApiRouter::new().nest(&base_path, routes::router(state)),
+        routes: OpenApiRouter::new()
+            .nest(&base_path, routes::router(state))
+            .merge(OpenApiRouter::from(console)),
         base_path,
         render: error::render,
     })

@@ -10,3 +10,4 @@ mod dashboard;
 mod passkeys;
 mod screenshots;
 mod setup;
+mod svc_console;

@@ -1,0 +1,373 @@
+// svc console: the views, drawn from svc's own API (the paths below are
+// routes of /openapi.json). Signed in with the admin login (the session
+// cookie, and the nonce its answer gives, kept for this tab only); every
+// call sends the nonce. Text from the API is only ever set as text.
+
+const api = document.body.dataset.api;
+const view = document.getElementById("view");
+const nav = document.getElementById("nav");
+const FINAL = new Set(["sent", "cancelled"]);
+// A send's page stops asking after this long without a change of state.
+const WATCH_MS = 15 * 60 * 1000;
+let timer = null;
+
+// --- calling the API -------------------------------------------------
+
+async function call(method, path, body, idempotencyKey) {
+  const headers = { Accept: "application/json" };
+  if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+  const nonce = sessionStorage.getItem("svc-nonce");
+  if (nonce) headers["X-Svc-Nonce"] = nonce;
+  const init = { method, headers, credentials: "same-origin" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let r;
+  try {
+    r = await fetch(api + path, init);
+  } catch (e) {
+    return { status: 0, data: { message: "svc did not answer: " + e.message } };
+  }
+  let data = null;
+  try {
+    data = await r.json();
+  } catch (_) {
+    data = null;
+  }
+  const signingIn = path === "/admin/login";
+  if (!signingIn && (r.status === 401 || (r.status === 403 && data && /nonce|cookie/.test(data.code || "")))) {
+    signedOut("Your session has ended: sign in again.");
+  }
+  return { status: r.status, data, headers: r.headers };
+}
+
+function problem(res) {
+  if (res.data && res.data.message) return res.data.message;
+  return "svc answered " + res.status;
+}
+
+// --- drawing ---------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function show(title, ...content) {
+  clearInterval(timer);
+  timer = null;
+  document.title = title + " · svc console";
+  view.replaceChildren(h("h1", { text: title }), ...content);
+  view.focus();
+}
+
+function alertBox(id) {
+  return h("p", { id, role: "alert", class: "alert", hidden: true });
+}
+
+function say(box, text) {
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toLocaleString() : "";
+}
+
+// --- signing in and out ----------------------------------------------
+
+function signedOut(message) {
+  sessionStorage.removeItem("svc-nonce");
+  sessionStorage.removeItem("svc-user");
+  nav.hidden = true;
+  if (location.hash !== "#/sign-in") location.hash = "#/sign-in";
+  else signIn(message);
+  if (message) sessionStorage.setItem("svc-why", message);
+}
+
+function signIn() {
+  const why = sessionStorage.getItem("svc-why");
+  sessionStorage.removeItem("svc-why");
+  const error = alertBox("sign-in-error");
+  const form = h(
+    "form",
+    { id: "sign-in", onsubmit: submit },
+    h("label", { for: "username" }, "Username"),
+    h("input", { id: "username", name: "username", autocomplete: "username", required: true }),
+    h("label", { for: "password" }, "Password"),
+    h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true }),
+    h("button", { type: "submit" }, "Sign in"),
+    error,
+  );
+  show("Sign in", form);
+  say(error, why);
+  async function submit(e) {
+    e.preventDefault();
+    const res = await call("POST", "/admin/login", {
+      username: form.username.value,
+      password: form.password.value,
+    });
+    if (res.status !== 200) return say(error, problem(res));
+    sessionStorage.setItem("svc-nonce", res.data.nonce);
+    sessionStorage.setItem("svc-user", JSON.stringify(res.data.user));
+    location.hash = "#/sends";
+  }
+}
+
+document.getElementById("sign-out").addEventListener("click", async () => {
+  await call("POST", "/admin/logout");
+  signedOut("Signed out.");
+});
+
+function user() {
+  try {
+    return JSON.parse(sessionStorage.getItem("svc-user"));
+  } catch (_) {
+    return null;
+  }
+}
+
+function mayPush() {
+  const u = user();
+  return !!u && (u.capabilities || []).includes("svc_manage");
+}
+
+function cannotPush() {
+  show(
+    "Push",
+    h("p", { class: "alert", role: "alert" },
+      "Your account may not send pushes or see sends: it lacks the svc_manage capability. An administrator can give it (keel svc admin add --manage)."),
+  );
+}
+
+// --- sends -----------------------------------------------------------
+
+async function sends(page) {
+  const res = await call("GET", `/sends?page=${page}&per_page=20`);
+  if (res.status !== 200) return show("Sends", h("p", { class: "alert", role: "alert" }, problem(res)));
+  const rows = res.data.sends.map((s) =>
+    h("tr", {},
+      h("td", {}, h("a", { href: `#/sends/${s.id}` }, s.title)),
+      h("td", {}, h("span", { class: `status ${s.status}` }, s.status)),
+      h("td", { class: "num" }, s.recipients),
+      h("td", { class: "num" }, s.progress.sent),
+      h("td", { class: "num" }, s.progress.failed),
+      h("td", {}, when(s.created_at)),
+    ),
+  );
+  const table = rows.length
+    ? h("table", {},
+        h("caption", {}, `${res.data.total} sends, newest first`),
+        h("thead", {}, h("tr", {}, ["Title", "Status", "Recipients", "Sent", "Failed", "Created"].map((t) =>
+          h("th", { scope: "col", class: ["Recipients", "Sent", "Failed"].includes(t) ? "num" : null }, t)))),
+        h("tbody", {}, rows))
+    : h("p", {}, "No sends yet. ", h("a", { href: "#/compose" }, "Compose the first one."));
+  const pages = res.data.total_pages;
+  const pager = h("nav", { class: "pager", "aria-label": "Pages" },
+    page > 1 ? h("a", { href: `#/sends?page=${page - 1}` }, "Newer") : null,
+    pages > 1 ? h("span", {}, `Page ${page} of ${pages}`) : null,
+    page < pages ? h("a", { href: `#/sends?page=${page + 1}` }, "Older") : null,
+  );
+  show("Sends", h("p", {}, h("a", { href: "#/compose", class: "button" }, "New send")), table, pager);
+}
+
+const STATES = ["pending", "queued", "sent", "failed", "skipped", "cancelled"];
+
+async function send(id) {
+  const error = alertBox("send-error");
+  const figures = h("dl", { class: "figures", id: "figures" });
+  const bar = h("div", { class: "bar-chart", id: "progress", role: "img" });
+  const status = h("p", { id: "status", "aria-live": "polite" });
+  const cancel = h("button", { type: "button", id: "cancel", hidden: true, onclick: doCancel }, "Cancel what has not gone out");
+  show("Send", status, bar, figures, cancel, error, h("p", {}, h("a", { href: "#/sends" }, "All sends")));
+  async function draw() {
+    const res = await call("GET", `/send/${encodeURIComponent(id)}`);
+    if (res.status !== 200) return say(error, problem(res));
+    const s = res.data;
+    document.title = `${s.title} · svc console`;
+    view.querySelector("h1").textContent = s.title;
+    status.textContent = `${s.status}: ${s.recipients} recipients; ${s.local_time ? "at " + s.local_time + " in each device's zone" : "from " + when(s.send_at)}`;
+    status.dataset.status = s.status;
+    const total = Math.max(1, s.recipients);
+    bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) =>
+      h("span", { class: `seg ${k}`, "data-width": (100 * s.progress[k]) / total })));
+    for (const seg of bar.children) seg.style.width = seg.dataset.width + "%";
+    bar.setAttribute("aria-label", STATES.map((k) => `${k} ${s.progress[k]}`).join(", "));
+    figures.replaceChildren(
+      ...STATES.concat(["receipts_ok", "receipts_error"]).flatMap((k) => [
+        h("dt", {}, k.replace("_", " ")),
+        h("dd", { id: `n-${k}` }, s.progress[k]),
+      ]),
+    );
+    cancel.hidden = FINAL.has(s.status);
+    // Under way, or sent with receipts still to come from Expo.
+    const p = s.progress;
+    const done = s.status === "cancelled" || (s.status === "sent" && p.receipts_ok + p.receipts_error >= p.sent);
+    status.dataset.watching = String(!done);
+    if (done || Date.now() - opened > WATCH_MS) {
+      clearInterval(timer);
+      timer = null;
+    }
+  }
+  const opened = Date.now();
+  async function doCancel() {
+    if (!confirm("Cancel every message of this send that has not gone to Expo?")) return;
+    const res = await call("DELETE", `/send/${encodeURIComponent(id)}`);
+    if (res.status !== 200) say(error, problem(res));
+    draw();
+  }
+  await draw();
+  if (!timer && status.dataset.watching === "true") timer = setInterval(draw, 1500);
+}
+
+// --- compose ---------------------------------------------------------
+
+function compose() {
+  const error = alertBox("compose-error");
+  const count = h("p", { id: "recipients", "aria-live": "polite" }, "Counting recipients…");
+  const dataRows = h("div", { id: "data-rows" });
+  const addRow = () => {
+    const n = dataRows.children.length + 1;
+    dataRows.append(h("div", { class: "row" },
+      h("label", { for: `data-key-${n}` }, `Data key ${n}`),
+      h("input", { id: `data-key-${n}`, class: "data-key" }),
+      h("label", { for: `data-value-${n}` }, `Value ${n}`),
+      h("input", { id: `data-value-${n}`, class: "data-value" })));
+  };
+  const form = h("form", { id: "compose", oninput: recount, onsubmit: review },
+    h("label", { for: "title" }, "Title"),
+    h("input", { id: "title", required: true, maxlength: 200 }),
+    h("label", { for: "body" }, "Message"),
+    h("textarea", { id: "body", required: true, maxlength: 2000, rows: 3 }),
+    h("fieldset", {}, h("legend", {}, "Data (optional)"), dataRows,
+      h("button", { type: "button", class: "link", onclick: addRow }, "Add a data field")),
+    h("fieldset", {}, h("legend", {}, "Audience: every active device matching all the filters given"),
+      h("label", { for: "device-type" }, "Device type"),
+      h("select", { id: "device-type" }, h("option", { value: "" }, "any"), h("option", { value: "ios" }, "iOS"), h("option", { value: "android" }, "Android")),
+      h("label", { for: "locale" }, "Locale (e.g. en-US)"),
+      h("input", { id: "locale", maxlength: 35 }),
+      h("label", { for: "app-version" }, "App version"),
+      h("input", { id: "app-version", maxlength: 50 }),
+      h("label", { for: "push-tokens" }, "Push tokens, one a line (at most 10,000)"),
+      h("textarea", { id: "push-tokens", rows: 3 })),
+    count,
+    h("fieldset", {}, h("legend", {}, "When"),
+      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "now", checked: true }), "Now"),
+      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "at" }), "At a time"),
+      h("label", { for: "send-at" }, "Date and time (yours)"),
+      h("input", { id: "send-at", type: "datetime-local" }),
+      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "local" }), "At a time in each device's zone"),
+      h("label", { for: "local-time" }, "Local time"),
+      h("input", { id: "local-time", type: "time" })),
+    h("button", { type: "submit" }, "Review"),
+    error);
+  const confirmBox = h("section", { id: "confirm", hidden: true, "aria-labelledby": "confirm-title" });
+  show("New send", form, confirmBox);
+  let counting = null;
+  let last = null;
+
+  function target() {
+    const t = {};
+    const type = form.querySelector("#device-type").value;
+    if (type) t.device_type = type;
+    const locale = form.querySelector("#locale").value.trim();
+    if (locale) t.locale = locale;
+    const version = form.querySelector("#app-version").value.trim();
+    if (version) t.app_version = version;
+    const tokens = form.querySelector("#push-tokens").value.split(/\s+/).filter(Boolean);
+    if (tokens.length) t.push_tokens = tokens;
+    return Object.keys(t).length ? t : "all";
+  }
+  function recount() {
+    clearTimeout(counting);
+    counting = setTimeout(async () => {
+      const res = await call("POST", "/recipients/count", { target: target() });
+      if (res.status !== 200) {
+        last = null;
+        count.textContent = "Cannot count: " + problem(res);
+        return;
+      }
+      last = res.data.recipients;
+      count.textContent = `This send would reach ${last} device${last === 1 ? "" : "s"}.`;
+      count.dataset.recipients = last;
+    }, 250);
+  }
+  function body() {
+    const b = { title: form.querySelector("#title").value, body: form.querySelector("#body").value, target: target() };
+    const data = {};
+    for (const row of dataRows.children) {
+      const k = row.querySelector(".data-key").value.trim();
+      if (k) data[k] = row.querySelector(".data-value").value;
+    }
+    if (Object.keys(data).length) b.data = data;
+    const when = form.querySelector("input[name=when]:checked").value;
+    if (when === "at") {
+      const at = form.querySelector("#send-at").value;
+      if (at) b.send_at = new Date(at).toISOString();
+    } else if (when === "local") {
+      b.local_time = form.querySelector("#local-time").value;
+    }
+    return b;
+  }
+  async function review(e) {
+    e.preventDefault();
+    say(error, "");
+    const b = body();
+    const res = await call("POST", "/recipients/count", { target: b.target });
+    if (res.status !== 200) return say(error, problem(res));
+    const n = res.data.recipients;
+    const key = crypto.randomUUID();
+    const whenText = b.local_time ? `at ${b.local_time} in each device's zone` : b.send_at ? `at ${new Date(b.send_at).toLocaleString()}` : "now";
+    confirmBox.replaceChildren(
+      h("h2", { id: "confirm-title" }, "Send it?"),
+      h("p", { id: "confirm-text" }, `“${b.title}” to ${n} device${n === 1 ? "" : "s"}, ${whenText}.`),
+      h("div", { class: "preview", "aria-label": "Preview" }, h("strong", {}, b.title), h("span", {}, b.body)),
+      h("button", { type: "button", id: "send-now", onclick: go }, `Send to ${n}`),
+      h("button", { type: "button", class: "link", onclick: () => { confirmBox.hidden = true; form.hidden = false; } }, "Back"));
+    form.hidden = true;
+    confirmBox.hidden = false;
+    confirmBox.querySelector("#send-now").focus();
+    async function go() {
+      const made = await call("POST", "/send", b, key);
+      if (made.status !== 202) {
+        confirmBox.hidden = true;
+        form.hidden = false;
+        return say(error, problem(made));
+      }
+      location.hash = `#/sends/${made.data.id}`;
+    }
+  }
+  recount();
+}
+
+// --- routing ---------------------------------------------------------
+
+async function route() {
+  const hash = location.hash || "#/sends";
+  if (hash === "#/sign-in" || !sessionStorage.getItem("svc-nonce")) {
+    nav.hidden = true;
+    if (hash !== "#/sign-in") location.hash = "#/sign-in";
+    return signIn();
+  }
+  nav.hidden = false;
+  if (!mayPush()) return cannotPush();
+  const one = hash.match(/^#\/sends\/([^?]+)$/);
+  if (one) return send(decodeURIComponent(one[1]));
+  if (hash === "#/compose") return compose();
+  const page = Number((hash.match(/page=(\d+)/) || [])[1] || 1);
+  return sends(page);
+}
+
+window.addEventListener("hashchange", route);
+route();
