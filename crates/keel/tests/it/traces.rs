@@ -94,6 +94,15 @@ async fn send(node: &KeelProcess, password: &str) -> String {
     body["id"].as_str().unwrap().to_owned()
 }
 
+/// Waits until `n` messages are recorded as sent.
+async fn all_sent(platform: &keel_platform::Platform, n: u64, node: &KeelProcess) {
+    let sent = keel_testkit::eventually_async(Duration::from_secs(30), || async {
+        (sent_in_db(&platform.db).await == n).then_some(())
+    })
+    .await;
+    assert!(sent.is_some(), "{}", node.stderr());
+}
+
 async fn stop(mut node: KeelProcess) -> String {
     node.signal(Signal::SIGTERM);
     assert!(node.wait(Duration::from_secs(20)).await.success());
@@ -144,11 +153,7 @@ async fn a_push_send_is_one_trace_from_the_request_through_its_statements_jobs_a
     let platform = platform_on(&db, dir.path()).await;
     let password = seed(&platform, 3).await;
     send(&node, &password).await;
-    let sent = keel_testkit::eventually_async(Duration::from_secs(30), || async {
-        (sent_in_db(&platform.db).await == 3).then_some(())
-    })
-    .await;
-    assert!(sent.is_some(), "{}", node.stderr());
+    all_sent(&platform, 3, &node).await;
     let logs = stop(node).await;
     let spans = receiver.spans().await;
 
@@ -266,11 +271,7 @@ async fn a_batch_run_by_another_node_is_linked_to_the_request_that_made_it() {
     let platform = platform_on(&db, dir.path()).await;
     let password = seed(&platform, 3).await;
     send(&a, &password).await;
-    let sent = keel_testkit::eventually_async(Duration::from_secs(30), || async {
-        (sent_in_db(&platform.db).await == 3).then_some(())
-    })
-    .await;
-    assert!(sent.is_some(), "{}", b.stderr());
+    all_sent(&platform, 3, &b).await;
     stop(a).await;
     stop(b).await;
     let spans = receiver.spans().await;
@@ -302,11 +303,7 @@ async fn with_sampling_off_nothing_is_exported() {
     let platform = platform_on(&db, dir.path()).await;
     let password = seed(&platform, 2).await;
     send(&node, &password).await;
-    let sent = keel_testkit::eventually_async(Duration::from_secs(30), || async {
-        (sent_in_db(&platform.db).await == 2).then_some(())
-    })
-    .await;
-    assert!(sent.is_some());
+    all_sent(&platform, 2, &node).await;
     assert!(
         expo.requests()
             .iter()
