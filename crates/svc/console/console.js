@@ -145,9 +145,9 @@ function mayPush() {
 
 function cannotPush() {
   show(
-    "Push",
+    "Not allowed",
     h("p", { class: "alert", role: "alert" },
-      "Your account may not send pushes or see sends: it lacks the svc_manage capability. An administrator can give it (keel svc admin add --manage)."),
+      "Your account may not send pushes, see sends or change settings: it lacks the svc_manage capability. Ask an administrator for an account that holds it (keel svc admin add)."),
   );
 }
 
@@ -351,6 +351,86 @@ function compose() {
   recount();
 }
 
+// --- settings --------------------------------------------------------
+
+const SETTINGS = [
+  ["push_enabled", "Push API on", "check", "Off: every push route answers 404, within a second on every node."],
+  ["allowed_origins", "Origins whose browsers may call the form API", "lines", "One a line, scheme://host[:port], no path."],
+  ["forms_allowlist", "Forms the form API serves", "lines", "Form ids, one a line."],
+  ["appcheck_project_number", "Firebase project number", "text", "Digits; empty clears it. App Check tokens must name this project."],
+  ["appcheck_app_ids", "App ids whose App Check tokens are accepted", "lines", "One a line, e.g. 1:123456:ios:abc."],
+  ["submission_rate_limit", "Submissions a minute from one app", "number", "1 to 100,000,000."],
+  ["payload_limit_bytes", "Largest submission, in bytes", "number", "256 to 8,388,608."],
+];
+
+async function settings() {
+  const res = await call("GET", "/admin/settings");
+  if (res.status !== 200) return show("Settings", h("p", { class: "alert", role: "alert" }, problem(res)));
+  const current = res.data;
+  const error = alertBox("settings-error");
+  const saved = h("p", { id: "settings-saved", role: "status" });
+  const fields = SETTINGS.map(([key, label, kind, help]) => {
+    const id = `setting-${key}`;
+    const hint = h("small", { id: `${id}-help` }, help);
+    let input;
+    if (kind === "check") {
+      input = h("input", { id, type: "checkbox", "aria-describedby": `${id}-help` });
+      input.checked = !!current[key];
+      return h("div", { class: "setting" }, h("label", { class: "choice" }, input, label), hint);
+    }
+    if (kind === "lines") {
+      input = h("textarea", { id, rows: 3, "aria-describedby": `${id}-help` });
+      input.value = (current[key] || []).join("\n");
+    } else {
+      input = h("input", { id, type: kind === "number" ? "number" : "text", "aria-describedby": `${id}-help` });
+      input.value = current[key] ?? "";
+    }
+    return h("div", { class: "setting" }, h("label", { for: id }, label), input, hint);
+  });
+  const form = h("form", { id: "settings", onsubmit: save }, fields, h("button", { type: "submit" }, "Save"), error, saved);
+  show("Settings", h("p", {}, `${current.appcheck_debug_tokens} App Check debug tokens are accepted (change them with the API or keel svc settings).`), form);
+  async function save(e) {
+    e.preventDefault();
+    say(error, "");
+    saved.textContent = "";
+    const patch = {};
+    for (const [key, , kind] of SETTINGS) {
+      const el = form.querySelector(`#setting-${key}`);
+      let value;
+      if (kind === "check") value = el.checked;
+      else if (kind === "lines") value = el.value.split(/\s+/).filter(Boolean);
+      else if (kind === "number") value = el.value === "" ? null : Number(el.value);
+      else value = el.value.trim();
+      if (JSON.stringify(value) !== JSON.stringify(current[key] ?? (kind === "text" ? "" : current[key]))) patch[key] = value;
+    }
+    const res = await call("PATCH", "/admin/settings", patch);
+    if (res.status !== 200) return say(error, problem(res));
+    Object.assign(current, res.data);
+    saved.textContent = Object.keys(patch).length ? `Saved: ${Object.keys(patch).join(", ")}.` : "Nothing changed.";
+  }
+}
+
+// --- audit log -------------------------------------------------------
+
+async function audit(page) {
+  const res = await call("GET", `/admin/audit?page=${page}&per_page=50`);
+  if (res.status !== 200) return show("Audit log", h("p", { class: "alert", role: "alert" }, problem(res)));
+  const rows = res.data.entries.map((a) =>
+    h("tr", {}, h("td", {}, when(a.created_at)), h("td", {}, a.event), h("td", {}, a.app_id), h("td", {}, a.form_id || ""),
+      h("td", { class: "hash" }, a.token_hash.slice(0, 12) + "…")));
+  const pages = Math.max(1, Math.ceil(res.data.total / res.data.per_page));
+  show("Audit log",
+    rows.length
+      ? h("table", {}, h("caption", {}, `${res.data.total} entries, newest first`),
+          h("thead", {}, h("tr", {}, ["When", "Event", "App", "Form", "Token (SHA-256)"].map((t) => h("th", { scope: "col" }, t)))),
+          h("tbody", {}, rows))
+      : h("p", {}, "Nothing recorded yet: App Check verifications of form submissions and device registrations are written here."),
+    h("nav", { class: "pager", "aria-label": "Pages" },
+      page > 1 ? h("a", { href: `#/audit?page=${page - 1}` }, "Newer") : null,
+      pages > 1 ? h("span", {}, `Page ${page} of ${pages}`) : null,
+      page < pages ? h("a", { href: `#/audit?page=${page + 1}` }, "Older") : null));
+}
+
 // --- routing ---------------------------------------------------------
 
 async function route() {
@@ -362,10 +442,12 @@ async function route() {
   }
   nav.hidden = false;
   if (!mayPush()) return cannotPush();
+  const page = Number((hash.match(/page=(\d+)/) || [])[1] || 1);
+  if (hash === "#/settings") return settings();
+  if (hash.startsWith("#/audit")) return audit(page);
   const one = hash.match(/^#\/sends\/([^?]+)$/);
   if (one) return send(decodeURIComponent(one[1]));
   if (hash === "#/compose") return compose();
-  const page = Number((hash.match(/page=(\d+)/) || [])[1] || 1);
   return sends(page);
 }
 

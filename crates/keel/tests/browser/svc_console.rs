@@ -229,3 +229,39 @@ async fn an_admin_without_svc_manage_is_told_what_they_may_not_do() {
     b.screenshot("svc-console-no-capability").await;
     b.close().await;
 }
+
+#[tokio::test]
+async fn settings_are_changed_from_a_form_and_a_bad_value_is_named() {
+    let c = Console::start().await;
+    let b = Browser::start(1280, 900).await;
+    c.sign_in(&b, "boss", &c.password).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/settings", c.url)).await;
+    b.wait_text("h1", "Settings").await;
+    clean(&b, "settings").await;
+    b.fill("#setting-payload_limit_bytes", "100").await;
+    b.click("#settings button[type=submit]").await;
+    b.wait_text("#settings-error", "payload_limit_bytes").await;
+    b.fill("#setting-payload_limit_bytes", "4096").await;
+    b.fill("#setting-allowed_origins", "https://app.example.com")
+        .await;
+    b.click("#settings button[type=submit]").await;
+    b.wait_text(
+        "#settings-saved",
+        "Saved: allowed_origins, payload_limit_bytes",
+    )
+    .await;
+    b.screenshot("svc-console-settings").await;
+    b.goto(&format!("{}#/sends", c.url)).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/settings", c.url)).await;
+    b.wait_js(
+        "return document.querySelector('#setting-payload_limit_bytes')?.value === '4096'",
+        "the saved value is read back",
+    )
+    .await;
+    b.goto(&format!("{}#/audit", c.url)).await;
+    b.wait_text("h1", "Audit log").await;
+    clean(&b, "audit log").await;
+    b.close().await;
+}
