@@ -351,6 +351,89 @@ function compose() {
   recount();
 }
 
+// --- devices ---------------------------------------------------------
+
+// The first rows of a CSV file as the import will read them (quoted
+// fields, commas and doubled quotes inside them).
+function csvRows(text, limit) {
+  const rows = [];
+  let row = [], cell = "", quoted = false;
+  for (let i = 0; i < text.length && rows.length < limit; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; }
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") { row.push(cell); cell = ""; }
+    else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") i++;
+      row.push(cell); rows.push(row); row = []; cell = "";
+    } else cell += c;
+  }
+  if ((cell || row.length) && rows.length < limit) { row.push(cell); rows.push(row); }
+  return rows;
+}
+
+function devices() {
+  const nonce = encodeURIComponent(sessionStorage.getItem("svc-nonce") || "");
+  const error = alertBox("import-error");
+  const preview = h("section", { id: "import-preview", hidden: true, "aria-labelledby": "preview-title" });
+  const report = h("section", { id: "import-report", hidden: true, "aria-live": "polite" });
+  const progress = h("progress", { id: "import-progress", max: 100, value: 0, hidden: true, "aria-label": "Upload" });
+  const file = h("input", { id: "import-file", type: "file", accept: ".csv,text/csv", onchange: look });
+  show("Devices",
+    h("p", {}, h("a", { href: `${api}/devices/export?_wpnonce=${nonce}`, download: "devices.csv", id: "export" }, "Export every device as CSV"),
+      " (streamed: any number of devices)."),
+    h("h2", {}, "Import"),
+    h("p", {}, "A CSV file whose header names at least push_token and device_type; the other columns (device_model, os_version, app_version, locale, timezone, user_label, active) are kept where the file has none. Known devices are updated."),
+    h("label", { for: "import-file" }, "CSV file"), file, preview, progress, report, error);
+  let chosen = null;
+  async function look() {
+    say(error, "");
+    report.hidden = true;
+    chosen = file.files[0] || null;
+    if (!chosen) return (preview.hidden = true);
+    const rows = csvRows(await chosen.slice(0, 64 * 1024).text(), 6);
+    const [head, ...body] = rows;
+    preview.replaceChildren(
+      h("h3", { id: "preview-title" }, `${chosen.name}: the first rows as they will be read`),
+      h("table", {}, h("thead", {}, h("tr", {}, (head || []).map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))),
+      h("button", { type: "button", id: "import-go", onclick: upload }, `Import ${chosen.name}`));
+    preview.hidden = false;
+  }
+  function upload() {
+    const form = new FormData();
+    form.append("file", chosen, chosen.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${api}/devices/import`);
+    xhr.setRequestHeader("X-Svc-Nonce", sessionStorage.getItem("svc-nonce") || "");
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total; };
+    xhr.onload = () => {
+      progress.hidden = true;
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch (_) { data = null; }
+      if (xhr.status !== 200) return say(error, problem({ status: xhr.status, data }));
+      preview.hidden = true;
+      report.replaceChildren(
+        h("h3", {}, "Imported"),
+        h("p", { id: "import-counts" }, `${data.imported} new, ${data.updated} updated, ${data.skipped} unchanged, ${data.errors.length} refused.`),
+        data.errors.length
+          ? h("table", { id: "import-errors" }, h("caption", {}, "Refused lines"),
+              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Why"))),
+              h("tbody", {}, data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", {}, e.reason)))))
+          : null);
+      report.hidden = false;
+    };
+    xhr.onerror = () => { progress.hidden = true; say(error, "svc did not answer the upload"); };
+    progress.hidden = false;
+    progress.value = 0;
+    xhr.send(form);
+  }
+}
+
 // --- settings --------------------------------------------------------
 
 const SETTINGS = [
@@ -444,6 +527,7 @@ async function route() {
   if (!mayPush()) return cannotPush();
   const page = Number((hash.match(/page=(\d+)/) || [])[1] || 1);
   if (hash === "#/settings") return settings();
+  if (hash === "#/devices") return devices();
   if (hash.startsWith("#/audit")) return audit(page);
   const one = hash.match(/^#\/sends\/([^?]+)$/);
   if (one) return send(decodeURIComponent(one[1]));

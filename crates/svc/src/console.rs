@@ -84,6 +84,7 @@ fn shell(at: &str, api: &str) -> String {
 <nav id="nav" aria-label="Console" hidden>
 <a href="#/sends">Sends</a>
 <a href="#/compose">New send</a>
+<a href="#/devices">Devices</a>
 <a href="#/settings">Settings</a>
 <a href="#/audit">Audit log</a>
 <button type="button" id="sign-out" class="link">Sign out</button>

@@ -143,7 +143,7 @@ impl Browser {
     }
 
     /// The element `css` selects, once the page shows it.
-    async fn element(&self, css: &str) -> fantoccini::elements::Element {
+    pub async fn element(&self, css: &str) -> fantoccini::elements::Element {
         self.client
             .wait()
             .at_most(PATIENCE)

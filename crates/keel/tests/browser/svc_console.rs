@@ -265,3 +265,54 @@ async fn settings_are_changed_from_a_form_and_a_bad_value_is_named() {
     clean(&b, "audit log").await;
     b.close().await;
 }
+
+#[tokio::test]
+async fn devices_are_imported_with_a_preview_and_every_refused_line_with_its_reason() {
+    let c = Console::start().await;
+    let b = Browser::start(1280, 900).await;
+    c.sign_in(&b, "boss", &c.password).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/devices", c.url)).await;
+    b.wait_text("h1", "Devices").await;
+    clean(&b, "devices").await;
+    let csv = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
+    std::fs::write(
+        csv.path(),
+        "push_token,device_type,locale\n\
+         ExponentPushToken[imported01],ios,fr-FR\n\
+         not-a-token,android,en-US\n\
+         ExponentPushToken[imported02],windows,en-US\n\
+         \"ExponentPushToken[imported03]\",android,\"de-DE\"\n",
+    )
+    .unwrap();
+    b.element("#import-file")
+        .await
+        .send_keys(&csv.path().display().to_string())
+        .await
+        .unwrap();
+    b.wait_text("#import-preview", "ExponentPushToken[imported01]")
+        .await;
+    assert!(
+        b.text("#import-preview thead")
+            .await
+            .contains("device_type")
+    );
+    clean(&b, "import preview").await;
+    b.screenshot("svc-console-import-preview").await;
+    b.click("#import-go").await;
+    b.wait_text("#import-counts", "2 new, 0 updated, 0 unchanged, 2 refused")
+        .await;
+    let refused = b.text("#import-errors tbody").await;
+    assert!(refused.contains('3') && refused.contains('4'), "{refused}");
+    clean(&b, "import report").await;
+    b.screenshot("svc-console-import-report").await;
+    let exported = b
+        .js("return fetch(document.querySelector('#export').href).then(r => r.text())")
+        .await;
+    let exported = exported.as_str().unwrap_or_default();
+    assert!(
+        exported.contains("ExponentPushToken[imported03]") && exported.contains("console0000"),
+        "{exported}"
+    );
+    b.close().await;
+}
