@@ -39,7 +39,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs the command, then sends the spans it ended (every command, not
+/// only `serve`: quotebot's and the `keel svc` commands trace too) before
+/// the process ends; nothing when traces are off.
 async fn run(cli: Invocation) -> anyhow::Result<()> {
+    let outcome = command(cli).await;
+    telemetry::otel::flush(std::time::Duration::from_secs(5)).await;
+    outcome
+}
+
+async fn command(cli: Invocation) -> anyhow::Result<()> {
     let command = match cli {
         Invocation::Service(service, matches) => {
             let (src, _) = configured()?;
@@ -115,8 +124,5 @@ async fn serve(src: &Source, services: &[&str]) -> anyhow::Result<()> {
         let released = startup_pages::release();
         tracing::debug!(bytes = released, "start-up's code pages handed back");
     });
-    let stopped = running.wait().await;
-    // The spans of the last requests and jobs, sent before the process ends.
-    telemetry::otel::flush(std::time::Duration::from_secs(5)).await;
-    Ok(stopped?)
+    Ok(running.wait().await?)
 }

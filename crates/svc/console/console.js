@@ -7,7 +7,7 @@ const api = document.body.dataset.api;
 const view = document.getElementById("view");
 const nav = document.getElementById("nav");
 const FINAL = new Set(["sent", "cancelled"]);
-// A send's page stops asking after this long without a change of state.
+// A send's page stops asking this long after it was opened.
 const WATCH_MS = 15 * 60 * 1000;
 let timer = null;
 
@@ -39,7 +39,7 @@ async function call(method, path, body, idempotencyKey) {
   if (!signingIn && (r.status === 401 || (r.status === 403 && data && /nonce|cookie/.test(data.code || "")))) {
     signedOut("Your session has ended: sign in again.");
   }
-  return { status: r.status, data, headers: r.headers };
+  return { status: r.status, data };
 }
 
 function problem(res) {
@@ -81,19 +81,28 @@ function say(box, text) {
   box.hidden = !text;
 }
 
+// Newer / Page n of m / Older, for a list view at `base` (a hash).
+function pager(base, page, pages) {
+  return h("nav", { class: "pager", "aria-label": "Pages" },
+    page > 1 ? h("a", { href: `${base}?page=${page - 1}` }, "Newer") : null,
+    pages > 1 ? h("span", {}, `Page ${page} of ${pages}`) : null,
+    page < pages ? h("a", { href: `${base}?page=${page + 1}` }, "Older") : null);
+}
+
 function when(ms) {
   return ms ? new Date(ms).toLocaleString() : "";
 }
 
 // --- signing in and out ----------------------------------------------
 
+// The sign-in view shows `message` (kept until it is drawn).
 function signedOut(message) {
   sessionStorage.removeItem("svc-nonce");
   sessionStorage.removeItem("svc-user");
+  if (message) sessionStorage.setItem("svc-why", message);
   nav.hidden = true;
   if (location.hash !== "#/sign-in") location.hash = "#/sign-in";
-  else signIn(message);
-  if (message) sessionStorage.setItem("svc-why", message);
+  else signIn();
 }
 
 function signIn() {
@@ -168,18 +177,13 @@ async function sends(page) {
   );
   const table = rows.length
     ? h("table", {},
-        h("caption", {}, `${res.data.total} sends, newest first`),
+        h("caption", {}, `${res.data.total} send${res.data.total === 1 ? "" : "s"}, newest first`),
         h("thead", {}, h("tr", {}, ["Title", "Status", "Recipients", "Sent", "Failed", "Created"].map((t) =>
           h("th", { scope: "col", class: ["Recipients", "Sent", "Failed"].includes(t) ? "num" : null }, t)))),
         h("tbody", {}, rows))
     : h("p", {}, "No sends yet. ", h("a", { href: "#/compose" }, "Compose the first one."));
-  const pages = res.data.total_pages;
-  const pager = h("nav", { class: "pager", "aria-label": "Pages" },
-    page > 1 ? h("a", { href: `#/sends?page=${page - 1}` }, "Newer") : null,
-    pages > 1 ? h("span", {}, `Page ${page} of ${pages}`) : null,
-    page < pages ? h("a", { href: `#/sends?page=${page + 1}` }, "Older") : null,
-  );
-  show("Sends", h("p", {}, h("a", { href: "#/compose", class: "button" }, "New send")), table, pager);
+  show("Sends", h("p", {}, h("a", { href: "#/compose", class: "button" }, "New send")), table,
+    pager("#/sends", page, res.data.total_pages));
 }
 
 const STATES = ["pending", "queued", "sent", "failed", "skipped", "cancelled"];
@@ -200,9 +204,11 @@ async function send(id) {
     status.textContent = `${s.status}: ${s.recipients} recipients; ${s.local_time ? "at " + s.local_time + " in each device's zone" : "from " + when(s.send_at)}`;
     status.dataset.status = s.status;
     const total = Math.max(1, s.recipients);
-    bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) =>
-      h("span", { class: `seg ${k}`, "data-width": (100 * s.progress[k]) / total })));
-    for (const seg of bar.children) seg.style.width = seg.dataset.width + "%";
+    bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) => {
+      const seg = h("span", { class: `seg ${k}` });
+      seg.style.width = `${(100 * s.progress[k]) / total}%`; // CSSOM: allowed by the policy
+      return seg;
+    }));
     bar.setAttribute("aria-label", STATES.map((k) => `${k} ${s.progress[k]}`).join(", "));
     figures.replaceChildren(
       ...STATES.concat(["receipts_ok", "receipts_error"]).flatMap((k) => [
@@ -245,14 +251,16 @@ function compose() {
       h("label", { for: `data-value-${n}` }, `Value ${n}`),
       h("input", { id: `data-value-${n}`, class: "data-value" })));
   };
-  const form = h("form", { id: "compose", oninput: recount, onsubmit: review },
+  // Counted again only when the audience changes, not at each letter of
+  // the title.
+  const form = h("form", { id: "compose", oninput: (e) => e.target.closest("#audience") && recount(), onsubmit: review },
     h("label", { for: "title" }, "Title"),
     h("input", { id: "title", required: true, maxlength: 200 }),
     h("label", { for: "body" }, "Message"),
     h("textarea", { id: "body", required: true, maxlength: 2000, rows: 3 }),
     h("fieldset", {}, h("legend", {}, "Data (optional)"), dataRows,
       h("button", { type: "button", class: "link", onclick: addRow }, "Add a data field")),
-    h("fieldset", {}, h("legend", {}, "Audience: every active device matching all the filters given"),
+    h("fieldset", { id: "audience" }, h("legend", {}, "Audience: every active device matching all the filters given"),
       h("label", { for: "device-type" }, "Device type"),
       h("select", { id: "device-type" }, h("option", { value: "" }, "any"), h("option", { value: "ios" }, "iOS"), h("option", { value: "android" }, "Android")),
       h("label", { for: "locale" }, "Locale (e.g. en-US)"),
@@ -333,7 +341,7 @@ function compose() {
       h("h2", { id: "confirm-title" }, "Send it?"),
       h("p", { id: "confirm-text" }, `“${b.title}” to ${n} device${n === 1 ? "" : "s"}, ${whenText}.`),
       h("div", { class: "preview", "aria-label": "Preview" }, h("strong", {}, b.title), h("span", {}, b.body)),
-      h("button", { type: "button", id: "send-now", onclick: go }, `Send to ${n}`),
+      h("button", { type: "button", id: "send-now", onclick: go }, `Send to ${n} device${n === 1 ? "" : "s"}`),
       h("button", { type: "button", class: "link", onclick: () => { confirmBox.hidden = true; form.hidden = false; } }, "Back"));
     form.hidden = true;
     confirmBox.hidden = false;
@@ -504,14 +512,11 @@ async function audit(page) {
   const pages = Math.max(1, Math.ceil(res.data.total / res.data.per_page));
   show("Audit log",
     rows.length
-      ? h("table", {}, h("caption", {}, `${res.data.total} entries, newest first`),
+      ? h("table", {}, h("caption", {}, `${res.data.total} entr${res.data.total === 1 ? "y" : "ies"}, newest first`),
           h("thead", {}, h("tr", {}, ["When", "Event", "App", "Form", "Token (SHA-256)"].map((t) => h("th", { scope: "col" }, t)))),
           h("tbody", {}, rows))
       : h("p", {}, "Nothing recorded yet: App Check verifications of form submissions and device registrations are written here."),
-    h("nav", { class: "pager", "aria-label": "Pages" },
-      page > 1 ? h("a", { href: `#/audit?page=${page - 1}` }, "Newer") : null,
-      pages > 1 ? h("span", {}, `Page ${page} of ${pages}`) : null,
-      page < pages ? h("a", { href: `#/audit?page=${page + 1}` }, "Older") : null));
+    pager("#/audit", page, pages));
 }
 
 // --- routing ---------------------------------------------------------

@@ -181,18 +181,7 @@ impl Db {
             (self.try_inline(select), DbBackend::Sqlite)
         };
         if let Some(started) = started {
-            let took = started.elapsed();
-            timing::record(Phase::Db, took);
-            if traced && read.is_ok() {
-                let table = E::default().table_name().to_owned();
-                otel::spans::record_statement(
-                    system_name(backend),
-                    "SELECT",
-                    Some(table),
-                    took,
-                    false,
-                );
-            }
+            short_read_done::<E>(backend, started.elapsed(), traced && read.is_ok());
         }
         read
     }
@@ -241,12 +230,7 @@ impl Db {
         let started = (traced || timing::timing()).then(std::time::Instant::now);
         let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
         if let Some(started) = started {
-            let took = started.elapsed();
-            timing::record(Phase::Db, took);
-            if traced && read.is_ok() {
-                let table = E::default().table_name().to_owned();
-                otel::spans::record_statement("sqlite", "SELECT", Some(table), took, false);
-            }
+            short_read_done::<E>(DbBackend::Sqlite, started.elapsed(), traced && read.is_ok());
         }
         read
     }
@@ -387,6 +371,17 @@ fn timed_statements(mut conn: DatabaseConnection) -> DatabaseConnection {
         otel::spans::statement(system, &info.statement.sql, info.elapsed, info.failed);
     });
     conn
+}
+
+/// A short read (inline on SQLite, outside the pool on PostgreSQL) of `E`
+/// that took `took`: counted to the request when it is timed, and a
+/// statement span when `traced` (SeaORM's callback sees none of these).
+fn short_read_done<E: EntityTrait>(backend: DbBackend, took: Duration, traced: bool) {
+    timing::record(Phase::Db, took);
+    if traced {
+        let table = E::default().table_name().to_owned();
+        otel::spans::record_statement(system_name(backend), "SELECT", Some(table), took, false);
+    }
 }
 
 /// The OpenTelemetry name of a backend (`db.system.name`).

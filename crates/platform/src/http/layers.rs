@@ -57,9 +57,10 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
     }
 }
 
-/// Records the answer's status on the request's span (as an i64: the
-/// OpenTelemetry layer records an unsigned number as text) (an error status for
-/// a 5xx, as the HTTP conventions say for a server span).
+/// Records the answer's status on the request's span, and an error status
+/// for a 5xx as the HTTP conventions say for a server span. The status is
+/// recorded as an i64: the OpenTelemetry layer turns an unsigned number
+/// into text.
 pub fn record_status(resp: &Response, _latency: Duration, span: &tracing::Span) {
     if otel::enabled() {
         let status = resp.status();

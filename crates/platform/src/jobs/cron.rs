@@ -80,7 +80,8 @@ impl<J: Job + Sync> Schedule<J> {
                 () = stop.cancelled() => return,
                 () = tokio::time::sleep(wait) => {}
             }
-            let span = tick_span(self.name);
+            // A span of its own: the cause the tick's job links to.
+            let span = crate::telemetry::otel::spans::work(&format!("cron {}", self.name));
             match claim(db, self.name, tick, &(self.job)(tick))
                 .instrument(span)
                 .await
@@ -93,22 +94,6 @@ impl<J: Job + Sync> Schedule<J> {
             }
         }
     }
-}
-
-/// A cron tick's span, the cause its job links to; none when traces are
-/// off.
-fn tick_span(name: &'static str) -> tracing::Span {
-    if !crate::telemetry::otel::enabled() {
-        return tracing::Span::none();
-    }
-    let span = tracing::info_span!(
-        "cron",
-        schedule = name,
-        otel.name = %format_args!("cron {name}"),
-        otel.kind = "internal",
-    );
-    crate::telemetry::otel::spans::note_ids(&span);
-    span
 }
 
 /// Claims `tick` of `name` and enqueues `job` for it; false when another

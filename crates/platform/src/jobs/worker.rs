@@ -293,8 +293,6 @@ fn span_of(job: &entity::Model) -> tracing::Span {
     }
     let span = tracing::info_span!(
         "job",
-        job = job.id,
-        kind = %job.kind,
         otel.name = %format_args!("job {}", job.kind),
         otel.kind = "consumer",
         keel.job.kind = %job.kind,

@@ -3,6 +3,8 @@
 //! for traces and silently got none finds out on the bad night, not at
 //! deploy time.
 
+use std::time::Duration;
+
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::trace::Sampler;
 
@@ -28,7 +30,7 @@ pub struct OtelConfig {
     pub resource: Vec<KeyValue>,
     pub sampler: Sampler,
     /// The longest one export may take.
-    pub timeout: std::time::Duration,
+    pub timeout: Duration,
 }
 
 /// Reads the variables through `var` (the environment, or a test's map).
@@ -57,62 +59,25 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
             ));
         }
     }
-    for name in [
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-    ] {
-        if let Some(v) = get(name) {
-            endpoint(name, &v)?;
+    for (traces_only, every_signal, check) in EXPORTER {
+        for name in [traces_only, every_signal] {
+            if let Some(v) = get(name) {
+                check(&v).map_err(|problem| bad(name, problem))?;
+            }
         }
     }
-    for name in [
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_PROTOCOL",
-    ] {
-        if let Some(v) = get(name)
-            && v.trim() != "http/protobuf"
-        {
-            return Err(bad(
-                name,
-                format!("{v:?}: keel sends http/protobuf (grpc and http/json are not built in)"),
-            ));
-        }
-    }
-    for name in [
-        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-        "OTEL_EXPORTER_OTLP_HEADERS",
-    ] {
-        if let Some(v) = get(name) {
-            headers(name, &v)?;
-        }
-    }
-    for name in [
-        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-        "OTEL_EXPORTER_OTLP_COMPRESSION",
-    ] {
-        if let Some(v) = get(name)
-            && !matches!(v.trim(), "gzip" | "none")
-        {
-            return Err(bad(name, format!("{v:?}: gzip or none")));
-        }
-    }
-    let mut timeout = std::time::Duration::from_secs(10);
+    let mut timeout = Duration::from_secs(10);
+    // Both checked; the traces-only one, read last, wins.
     for name in [
         "OTEL_EXPORTER_OTLP_TIMEOUT",
         "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
     ] {
         if let Some(v) = get(name) {
-            let ms = v
-                .trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|ms| *ms > 0)
-                .ok_or_else(|| bad(name, format!("{v:?} is not a number of milliseconds")))?;
-            timeout = std::time::Duration::from_millis(ms);
+            timeout = millis(&v).map_err(|p| bad(name, p))?;
         }
     }
     let resource = match get("OTEL_RESOURCE_ATTRIBUTES") {
-        Some(v) => pairs("OTEL_RESOURCE_ATTRIBUTES", &v)?,
+        Some(v) => pairs(&v).map_err(|p| bad("OTEL_RESOURCE_ATTRIBUTES", p))?,
         None => Vec::new(),
     };
     let sampler = sampler(
@@ -144,44 +109,94 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     }))
 }
 
-fn endpoint(var: &'static str, v: &str) -> Result<(), OtelConfigError> {
-    let url = url::Url::parse(v.trim()).map_err(|e| bad(var, format!("{v:?}: {e}")))?;
+/// The exporter's variables keel checks, each as `OTEL_EXPORTER_OTLP_TRACES_X`
+/// and `OTEL_EXPORTER_OTLP_X`, with the check of its value (the exporter
+/// reads them itself, but skips a value it cannot use without a word).
+type Check = fn(&str) -> Result<(), String>;
+const EXPORTER: [(&str, &str, Check); 4] = [
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        endpoint,
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        protocol,
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        headers,
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+        "OTEL_EXPORTER_OTLP_COMPRESSION",
+        compression,
+    ),
+];
+
+fn endpoint(v: &str) -> Result<(), String> {
+    let url = url::Url::parse(v.trim()).map_err(|e| format!("{v:?}: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(bad(var, format!("{v:?} is not an http(s) URL with a host")));
+        return Err(format!("{v:?} is not an http(s) URL with a host"));
     }
     Ok(())
 }
 
-fn headers(var: &'static str, v: &str) -> Result<(), OtelConfigError> {
-    for (name, value) in pairs(var, v)? {
+fn protocol(v: &str) -> Result<(), String> {
+    match v.trim() {
+        "http/protobuf" => Ok(()),
+        _ => Err(format!(
+            "{v:?}: keel sends http/protobuf (grpc and http/json are not built in)"
+        )),
+    }
+}
+
+fn headers(v: &str) -> Result<(), String> {
+    for (name, value) in pairs(v)? {
         http::HeaderName::try_from(name.as_str())
-            .map_err(|_| bad(var, format!("{name:?} is not a header name")))?;
+            .map_err(|_| format!("{name:?} is not a header name"))?;
         http::HeaderValue::try_from(value.as_str())
-            .map_err(|_| bad(var, format!("the value of {name} is not a header value")))?;
+            .map_err(|_| format!("the value of {name} is not a header value"))?;
     }
     Ok(())
+}
+
+fn compression(v: &str) -> Result<(), String> {
+    match v.trim() {
+        "gzip" | "none" => Ok(()),
+        _ => Err(format!("{v:?}: gzip or none")),
+    }
+}
+
+fn millis(v: &str) -> Result<Duration, String> {
+    v.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms > 0)
+        .map(Duration::from_millis)
+        .ok_or_else(|| format!("{v:?} is not a number of milliseconds"))
 }
 
 /// `key=value,key=value`, each part percent-decoded (the W3C Baggage form
 /// the specification gives these variables).
-fn pairs(var: &'static str, v: &str) -> Result<Vec<(String, String)>, OtelConfigError> {
+fn pairs(v: &str) -> Result<Vec<(String, String)>, String> {
+    let decode = |s: &str| {
+        url::form_urlencoded::parse(format!("x={}", s.trim().replace('+', "%2B")).as_bytes())
+            .next()
+            .map(|(_, d)| d.into_owned())
+            .unwrap_or_default()
+    };
     v.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(|part| {
             let (k, val) = part
                 .split_once('=')
-                .ok_or_else(|| bad(var, format!("{:?} is not key=value", part.trim())))?;
-            let decode = |s: &str| {
-                url::form_urlencoded::parse(
-                    format!("x={}", s.trim().replace('+', "%2B")).as_bytes(),
-                )
-                .next()
-                .map(|(_, d)| d.into_owned())
-                .unwrap_or_default()
-            };
+                .ok_or_else(|| format!("{:?} is not key=value", part.trim()))?;
             let key = decode(k);
             if key.is_empty() {
-                return Err(bad(var, format!("{:?} has an empty key", part.trim())));
+                return Err(format!("{:?} has an empty key", part.trim()));
             }
             Ok((key, decode(val)))
         })

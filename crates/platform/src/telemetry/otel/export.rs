@@ -39,15 +39,9 @@ pub struct Queue {
 }
 
 /// Asks the export task to send what it holds, and answers when it has.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Flusher {
     tx: mpsc::Sender<Msg>,
-}
-
-impl std::fmt::Debug for Msg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Msg")
-    }
 }
 
 /// The span processor, its flusher, and the export task to spawn; each

@@ -146,15 +146,15 @@ pub fn smtp() -> tracing::Span {
     )
 }
 
-/// A unit of work of its own (quotebot's scheduled post for a guild), or
-/// no span when traces are off.
-pub fn work(name: &'static str) -> tracing::Span {
+/// A unit of work of its own (a cron tick, quotebot's scheduled post for
+/// a guild), or no span when traces are off.
+pub fn work(name: &str) -> tracing::Span {
     if !enabled() {
         return tracing::Span::none();
     }
     let span = tracing::info_span!(
         "work",
-        otel.name = name,
+        otel.name = %name,
         otel.kind = "internal",
         otel.status_code = tracing::field::Empty,
     );
