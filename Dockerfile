@@ -20,7 +20,7 @@ ARG KEEL_BINARY=source
 
 # Build stage: the workspace's pinned toolchain floor (rust-version 1.94);
 # web assets are committed, so the build needs neither npm nor the network
-# beyond crates.io.
+# beyond the Rust package registry.
 FROM ${RUST_IMAGE} AS source
 WORKDIR /src
 COPY . .

@@ -45,6 +45,8 @@ impl Forbidden for Push {
 /// An authenticated user holding `svc_manage`.
 pub struct Admin<F: Forbidden = Site> {
     pub user: user::Model,
+    /// Signed in with an application password (not the cookie session).
+    pub by_app_password: bool,
     _code: PhantomData<F>,
 }
 
@@ -125,6 +127,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let forbidden = || error::not_allowed(F::CODE);
+        let by_app_password = basic(parts).is_some();
         let user = match timed(Phase::Auth, authenticate(parts, state)).await {
             Ok(user) => user,
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),
@@ -135,6 +138,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
         }
         Ok(Self {
             user,
+            by_app_password,
             _code: PhantomData,
         })
     }

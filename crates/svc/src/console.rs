@@ -1,23 +1,41 @@
 //! The admin console: pages at `<REST root>/svc/admin/` for the people who
 //! send pushes, over svc's own API and nothing else (every call it makes
 //! is a route of `/openapi.json`, with the admin's cookie session and its
-//! nonce). The page is a shell; `console.js` draws the views. Both files
-//! are in the binary (`crates/svc/console`).
+//! nonce). The page is a shell; `console.js` draws the views. Its script
+//! and styles are built from `crates/svc/web` (npm packages pinned by its
+//! lock file, bundled by `scripts/web-assets`) into `assets/dist`,
+//! committed, and embedded in the binary.
 //!
 //! Every answer forbids framing and inline script: the console adds no way
 //! in that the API does not have.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use axum::Router;
+use axum::extract::Path;
 use axum::http::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
     X_FRAME_OPTIONS,
 };
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
+use keel_platform::http::assets;
+use rust_embed::RustEmbed;
 
-const SCRIPT: &str = include_str!("../console/console.js");
-const STYLE: &str = include_str!("../console/console.css");
+#[derive(RustEmbed)]
+#[folder = "assets/dist"]
+struct Dist;
+
+/// Entry name (`console.js`) → its built file (`console-HASH.js`).
+static MANIFEST: LazyLock<HashMap<String, String>> = LazyLock::new(assets::manifest::<Dist>);
+
+/// The built name of an entry (the entry's own if it was not built: then
+/// it 404s, and the browser tests notice).
+fn built(entry: &str) -> &str {
+    MANIFEST.get(entry).map_or(entry, String::as_str)
+}
 
 /// Scripts and styles from the console's own files only; calls to its own
 /// origin only; never in a frame.
@@ -30,7 +48,17 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 pub fn router(at: &str, api: &str) -> Router {
     let page = shell(at, api);
     let home = format!("{at}/");
+    let console_link = home.clone();
     Router::new()
+        .route(
+            "/",
+            get(move || async move {
+                keel_platform::http::docs::index_with(
+                    crate::NAME,
+                    &[(console_link.as_str(), "Admin console (sign in)")],
+                )
+            }),
+        )
         .route(
             at,
             get({
@@ -39,26 +67,36 @@ pub fn router(at: &str, api: &str) -> Router {
             }),
         )
         .route(&home, get(move || async move { secured(page.clone(), "text/html; charset=utf-8", "no-store") }))
-        .route(
-            &format!("{at}/console.js"),
-            get(|| async { secured(SCRIPT.to_owned(), "text/javascript; charset=utf-8", "no-cache") }),
-        )
-        .route(
-            &format!("{at}/console.css"),
-            get(|| async { secured(STYLE.to_owned(), "text/css; charset=utf-8", "no-cache") }),
-        )
+        .route(&format!("{at}/assets/{{file}}"), get(asset))
 }
 
-fn secured(body: String, kind: &'static str, cache: &'static str) -> Response {
-    let headers: [(HeaderName, HeaderValue); 6] = [
-        (CONTENT_TYPE, HeaderValue::from_static(kind)),
-        (CACHE_CONTROL, HeaderValue::from_static(cache)),
+/// A built script or style sheet (cached for a year: its name changes
+/// with its content).
+async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
+    let resp = assets::serve::<Dist>(&file, &headers)
+        .unwrap_or_else(|| (StatusCode::NOT_FOUND, "No such file").into_response());
+    secure(resp)
+}
+
+/// The console's headers on an answer: no framing, no inline script, no
+/// sniffing, no referrer.
+fn secure(mut resp: Response) -> Response {
+    let headers: [(HeaderName, HeaderValue); 4] = [
         (CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)),
         (X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
         (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
         (REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
     ];
-    (headers, body).into_response()
+    resp.headers_mut().extend(headers);
+    resp
+}
+
+fn secured(body: String, kind: &'static str, cache: &'static str) -> Response {
+    let headers: [(HeaderName, HeaderValue); 2] = [
+        (CONTENT_TYPE, HeaderValue::from_static(kind)),
+        (CACHE_CONTROL, HeaderValue::from_static(cache)),
+    ];
+    secure((headers, body).into_response())
 }
 
 /// The page every view is drawn in.
@@ -75,8 +113,8 @@ fn shell(at: &str, api: &str) -> String {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc console</title>
-<link rel="stylesheet" href="{at}/console.css">
-<script type="module" src="{at}/console.js"></script>
+<link rel="stylesheet" href="{at}/assets/{style}">
+<script type="module" src="{at}/assets/{script}"></script>
 </head>
 <body data-api="{api}">
 <header class="bar">
@@ -84,8 +122,11 @@ fn shell(at: &str, api: &str) -> String {
 <nav id="nav" aria-label="Console" hidden>
 <a href="#/sends">Sends</a>
 <a href="#/compose">New send</a>
+<a href="#/stats">Statistics</a>
 <a href="#/devices">Devices</a>
+<a href="#/forms">Forms</a>
 <a href="#/settings">Settings</a>
+<a href="#/passwords">App passwords</a>
 <a href="#/audit">Audit log</a>
 <button type="button" id="sign-out" class="link">Sign out</button>
 </nav>
@@ -96,5 +137,7 @@ fn shell(at: &str, api: &str) -> String {
 "##,
         at = esc(at),
         api = esc(api),
+        script = esc(built("console.js")),
+        style = esc(built("console.css")),
     )
 }

@@ -59,6 +59,8 @@ pub mod code {
     pub const INVALID_USERNAME: &str = "invalid_username";
     pub const EXISTING_USER_LOGIN: &str = "existing_user_login";
     pub const DUPLICATE_APP_PASSWORD: &str = "application_password_duplicate_name";
+    pub const APP_PASSWORD_NOT_FOUND: &str = "rest_application_password_not_found";
+    pub const APP_PASSWORD_NEEDS_SESSION: &str = "rest_cannot_create_application_passwords";
 }
 
 use code::*;
@@ -167,6 +169,20 @@ pub fn form_exists() -> Error {
 
 pub fn no_such_device() -> Error {
     Error::not_found(DEVICE_NOT_FOUND, "This push token is not registered")
+}
+
+pub fn no_such_app_password() -> Error {
+    Error::not_found(
+        APP_PASSWORD_NOT_FOUND,
+        "You have no application password with that uuid",
+    )
+}
+
+pub fn app_password_needs_session() -> Error {
+    Error::forbidden(
+        APP_PASSWORD_NEEDS_SESSION,
+        "Application passwords are made from a signed-in session (POST /admin/login), not with an application password",
+    )
 }
 
 pub fn no_such_send() -> Error {

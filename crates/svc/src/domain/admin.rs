@@ -108,11 +108,28 @@ pub fn normalize_app_password(given: &str) -> String {
     given.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-/// Adds an application password named `name`; returns it (shown once).
+/// A new application password: its row, and the value (shown once).
+#[derive(Debug)]
+pub struct NewAppPassword {
+    pub row: app_password::Model,
+    pub shown: String,
+}
+
+/// Adds an application password named `name` for `username`.
 pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<String, AdminError> {
     let u = find_user(db, username)
         .await?
         .ok_or_else(|| no_user(username))?;
+    Ok(create_app_password(db, &u, name).await?.shown)
+}
+
+/// Adds an application password named `name` (trimmed, 1 to 100
+/// characters, unique for the user) for `u`.
+pub async fn create_app_password(
+    db: &Db,
+    u: &user::Model,
+    name: &str,
+) -> Result<NewAppPassword, AdminError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(AdminError::BadName);
@@ -126,9 +143,9 @@ pub async fn add_app_password(db: &Db, username: &str, name: &str) -> Result<Str
         created_at: Set(Utc::now()),
     };
     match row.insert(db.write()).await {
-        Ok(_) => Ok(shown),
+        Ok(row) => Ok(NewAppPassword { row, shown }),
         Err(e) if is_unique_violation(&e) => Err(AdminError::DuplicateName {
-            username: username.to_owned(),
+            username: u.username.clone(),
             name: name.to_owned(),
         }),
         Err(e) => Err(e.into()),
@@ -148,6 +165,17 @@ pub async fn revoke_app_password(db: &Db, username: &str, name: &str) -> Result<
     Ok(res.rows_affected > 0)
 }
 
+/// Removes `u`'s application password `id`; false if `u` has none by that
+/// id (another user's is not theirs to remove).
+pub async fn revoke_app_password_by_id(db: &Db, u: &user::Model, id: &str) -> Result<bool, DbErr> {
+    let res = app_password::Entity::delete_many()
+        .filter(app_password::Column::UserId.eq(u.id))
+        .filter(app_password::Column::Id.eq(id))
+        .exec(db.write())
+        .await?;
+    Ok(res.rows_affected > 0)
+}
+
 pub async fn list_app_passwords(
     db: &Db,
     username: &str,
@@ -155,14 +183,20 @@ pub async fn list_app_passwords(
     let u = find_user(db, username)
         .await?
         .ok_or_else(|| no_user(username))?;
-    Ok(app_password::Entity::find()
-        .filter(app_password::Column::UserId.eq(u.id))
-        .order_by_asc(app_password::Column::CreatedAt)
-        .all(db.read())
+    Ok(app_passwords_of(db, &u)
         .await?
         .into_iter()
         .map(|p| (p.name, p.created_at))
         .collect())
+}
+
+/// `u`'s application passwords, oldest first.
+pub async fn app_passwords_of(db: &Db, u: &user::Model) -> Result<Vec<app_password::Model>, DbErr> {
+    app_password::Entity::find()
+        .filter(app_password::Column::UserId.eq(u.id))
+        .order_by_asc(app_password::Column::CreatedAt)
+        .all(db.read())
+        .await
 }
 
 /// The user whose application password this is, if it is one.

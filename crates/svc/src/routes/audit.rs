@@ -3,15 +3,17 @@
 use axum::extract::{Query, State};
 use axum::response::Response;
 use chrono::{DateTime, Utc};
-use keel_platform::sea_orm::{EntityTrait, PaginatorTrait, QueryOrder, QuerySelect};
+use keel_platform::sea_orm::{
+    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use keel_platform::time::millis;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use super::paging::{Paging, paged, paging_query};
 use crate::auth::Admin;
 use crate::entity::audit;
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -28,6 +30,41 @@ pub struct AuditEntry {
     created_at: DateTime<Utc>,
 }
 
+/// Which entries: every one, or those of one event and/or one form.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditFilter {
+    /// Only this event (`svc_forms_appcheck_verified`: an App Check token
+    /// verified for a submission); empty or absent: every event.
+    #[param(max_length = 100)]
+    event: Option<String>,
+    /// Only entries about this form; empty or absent: any.
+    #[param(max_length = 100)]
+    form_id: Option<String>,
+}
+
+impl AuditFilter {
+    fn condition(&self) -> Result<Condition, Error> {
+        let mut all = Condition::all();
+        for (name, value, col) in [
+            ("event", &self.event, audit::Column::Event),
+            ("form_id", &self.form_id, audit::Column::FormId),
+        ] {
+            let Some(value) = value.as_deref().filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            if value.chars().count() > 100 {
+                return Err(
+                    error::invalid_param(format!("{name} must be at most 100 characters"))
+                        .with("params", vec![name]),
+                );
+            }
+            all = all.add(col.eq(value));
+        }
+        Ok(all)
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct AuditPage {
     entries: Vec<AuditEntry>,
@@ -36,18 +73,25 @@ pub struct AuditPage {
     per_page: u64,
 }
 
-/// The audit log, newest first.
+/// The audit log, newest first; filtered by event and form when asked.
 #[utoipa::path(get, path = "/admin/audit", tag = "admin", security(("app_password" = []), ("session_cookie" = [], "nonce" = [])),
-    params(Paging),
+    params(AuditFilter, Paging),
     responses((status = 200, body = AuditPage), BadPage, NotAdmin))]
 pub async fn audit_log(
     State(state): State<AppState>,
     _admin: Admin,
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
+    f: Result<Query<AuditFilter>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
     let (page, per_page) = paging_query(q)?.get()?;
-    let total = audit::Entity::find().count(state.db.read()).await?;
+    let Query(filter) = f.map_err(|e| error::invalid_param(e.body_text()))?;
+    let only = filter.condition()?;
+    let total = audit::Entity::find()
+        .filter(only.clone())
+        .count(state.db.read())
+        .await?;
     let rows = audit::Entity::find()
+        .filter(only)
         .order_by_desc(audit::Column::Id)
         .offset((page - 1) * per_page)
         .limit(per_page)

@@ -1,6 +1,7 @@
 //! The svc route table (everything under `<REST root>/svc/v1`): one file
 //! per resource.
 
+mod app_passwords;
 mod audit;
 mod cors;
 mod failures;
@@ -8,6 +9,7 @@ mod form_api;
 mod login;
 mod paging;
 mod push_admin;
+mod push_device_list;
 mod push_devices;
 mod push_sends;
 mod settings;
@@ -83,7 +85,12 @@ pub fn router(state: AppState) -> OpenApiRouter {
         ))
         .routes(routes!(submissions::list_submissions))
         .routes(routes!(submissions::export_submissions))
-        .routes(routes!(audit::audit_log));
+        .routes(routes!(audit::audit_log))
+        .routes(routes!(
+            app_passwords::list_app_passwords,
+            app_passwords::create_app_password
+        ))
+        .routes(routes!(app_passwords::revoke_app_password));
     let import = OpenApiRouter::new()
         .routes(routes!(push_admin::import_devices))
         .layer(DefaultBodyLimit::max(state.cfg.expo.import_limit));
@@ -96,6 +103,7 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(push_sends::count_recipients))
         .routes(routes!(push_admin::push_stats))
         .routes(routes!(push_admin::export_devices))
+        .routes(routes!(push_device_list::list_devices))
         .merge(import)
         .layer(middleware::from_fn_with_state(state.clone(), push_switch));
     OpenApiRouter::with_openapi(ApiDoc::openapi())

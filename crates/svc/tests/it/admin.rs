@@ -484,6 +484,10 @@ async fn every_route_is_documented_and_errors_keep_the_rest_shape() {
         ("/svc/v1/admin/forms/{form_id}/submissions", "get"),
         ("/svc/v1/admin/forms/{form_id}/submissions/export", "get"),
         ("/svc/v1/admin/audit", "get"),
+        ("/svc/v1/admin/app-passwords", "get"),
+        ("/svc/v1/admin/app-passwords", "post"),
+        ("/svc/v1/admin/app-passwords/{uuid}", "delete"),
+        ("/svc/v1/devices", "get"),
     ] {
         assert!(doc["paths"][path][method].is_object(), "{method} {path}");
     }

@@ -4,7 +4,9 @@
 mod helpers;
 
 mod admin;
+mod app_passwords;
 mod appcheck;
+mod console_routes;
 mod cors;
 mod form_bodies;
 mod push_admin;

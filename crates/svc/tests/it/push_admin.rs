@@ -32,6 +32,7 @@ fn admin_routes() -> Vec<(Method, &'static str, Option<Value>)> {
             Some(json!({"target": "all"})),
         ),
         (Method::GET, "/stats", None),
+        (Method::GET, "/devices", None),
         (Method::GET, "/devices/export", None),
         (Method::POST, "/devices/import", None),
     ]

@@ -7,6 +7,7 @@ pub mod idempotency;
 pub mod progress;
 pub mod registration;
 pub mod request;
+pub mod search;
 pub mod send;
 pub mod stats;
 pub mod transfer;

@@ -1,0 +1,243 @@
+//! Statistics as charts, the device search, forms and their submissions,
+//! application passwords and the audit log's filter.
+
+use serde_json::json;
+
+use super::{Console, clean};
+use crate::harness::{Browser, Screen};
+
+impl Console {
+    fn client(&self) -> reqwest::Client {
+        reqwest::Client::new()
+    }
+
+    /// Accepts the debug App Check token `debug-token-1` and allows form 42.
+    async fn allow_submissions(&self) {
+        let r = self
+            .client()
+            .patch(format!("{}/admin/settings", self.api))
+            .basic_auth("boss", Some(&self.app_password))
+            .json(&json!({"appcheck_debug_tokens": ["debug-token-1"], "forms_allowlist": ["42"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+
+    /// What an app does: POST /submit/42 with its App Check token.
+    async fn submit(&self, message: &str) {
+        let r = self
+            .client()
+            .post(format!("{}/submit/42", self.api))
+            .header("X-Vendor-AppCheck", "debug-token-1")
+            .json(&json!({"fields": {"message": message, "rating": "5"}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+
+    async fn status_with(&self, password: &str) -> u16 {
+        self.client()
+            .get(format!("{}/admin/settings", self.api))
+            .basic_auth("boss", Some(password))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+}
+
+#[tokio::test]
+async fn statistics_are_drawn_as_charts_with_their_numbers_and_devices_are_searched() {
+    let c = Console::start().await;
+    for (screen, tag) in [
+        (Screen::Phone(390, 844), "phone"),
+        (Screen::Desktop(1280, 900), "desktop"),
+    ] {
+        let b = Browser::on(screen).await;
+        c.sign_in(&b, "boss", &c.password).await;
+        b.wait_text("h1", "Sends").await;
+        b.goto(&format!("{}#/stats", c.url)).await;
+        b.wait_js(
+            "return document.querySelectorAll('figure.stat canvas').length >= 4",
+            "the charts are drawn",
+        )
+        .await;
+        let by_type = b.text("#by-type-numbers").await;
+        assert!(
+            by_type.contains("ios") && by_type.contains('3'),
+            "{by_type}"
+        );
+        assert!(b.text("#by-state-numbers").await.contains("active"));
+        assert!(b.text("#by-version-numbers").await.contains("1.0.0"));
+        let label = b
+            .js("return document.querySelector('#by-type .chart').getAttribute('aria-label')")
+            .await;
+        assert_eq!(label, "Devices by type: android 3, ios 3");
+        clean(&b, "statistics").await;
+        b.screenshot(&format!("svc-console-stats-{tag}")).await;
+
+        b.goto(&format!("{}#/devices", c.url)).await;
+        b.wait_text("#device-list caption", "6 devices").await;
+        b.fill("#search", "CONSOLE0003").await;
+        b.click("#device-search button[type=submit]").await;
+        b.wait_text("#device-list caption", "1 device matching")
+            .await;
+        assert!(
+            b.text("#device-list tbody")
+                .await
+                .contains("ExponentPushToken[console0003]")
+        );
+        clean(&b, "device search").await;
+        b.screenshot(&format!("svc-console-devices-{tag}")).await;
+        b.close().await;
+    }
+    let b = Browser::start(1280, 900).await;
+    c.sign_in(&b, "boss", &c.password).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/devices?search=nothing-like-this", c.url))
+        .await;
+    b.wait_text("main", "No device's token or label contains")
+        .await;
+    b.close().await;
+}
+
+#[tokio::test]
+async fn a_form_is_made_submitted_to_read_exported_and_removed() {
+    let c = Console::start().await;
+    c.allow_submissions().await;
+    let b = Browser::start(1280, 900).await;
+    c.sign_in(&b, "boss", &c.password).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/forms", c.url)).await;
+    b.wait_text("main", "No forms yet.").await;
+    b.click("#new-form").await;
+    b.wait_text("h1", "New form").await;
+    b.fill("#form-id", "42").await;
+    b.fill("#form-title", "Feedback").await;
+    b.click("#add-field").await;
+    b.click("#add-field").await;
+    b.js("const rows = document.querySelectorAll('.field-row');
+          const set = (row, css, v) => { const e = row.querySelector(css); e.value = v; e.dispatchEvent(new Event('change')); };
+          set(rows[0], '.field-id', 'message'); set(rows[0], '.field-label', 'Message'); set(rows[0], '.field-type', 'textarea');
+          rows[0].querySelector('.field-required').checked = true;
+          set(rows[1], '.field-id', 'rating'); set(rows[1], '.field-label', 'Rating'); set(rows[1], '.field-type', 'radio');
+          set(rows[1], '.field-choices', '1\\n2\\n3\\n4\\n5');")
+        .await;
+    clean(&b, "form editor").await;
+    b.screenshot("svc-console-form-editor").await;
+    b.click("#form-editor button[type=submit]").await;
+    b.wait_text("h1", "Feedback").await;
+    assert_eq!(
+        b.js("return document.querySelector('.field-row:nth-child(2) .field-choices').value")
+            .await,
+        "1\n2\n3\n4\n5",
+        "the choices were saved"
+    );
+
+    c.submit("Hello from the app").await;
+    c.submit("=cmd|' /C calc'!A0").await;
+    b.goto(&format!("{}#/forms/42/submissions", c.url)).await;
+    b.wait_text("#submission-list caption", "2 submissions")
+        .await;
+    let rows = b.text("#submission-list tbody").await;
+    assert!(
+        rows.contains("Hello from the app") && rows.contains("debug"),
+        "{rows}"
+    );
+    clean(&b, "submissions").await;
+    b.screenshot("svc-console-submissions").await;
+    let exported = b
+        .js("return fetch(document.querySelector('#export-submissions').href).then(r => r.text())")
+        .await;
+    let exported = exported.as_str().unwrap_or_default();
+    assert!(
+        exported.starts_with("id,created_at,app_id,message,rating")
+            && exported.contains("Hello from the app")
+            && exported.contains("'=cmd"),
+        "{exported}"
+    );
+
+    b.goto(&format!("{}#/audit?form_id=42", c.url)).await;
+    b.wait_text("#audit-list caption", "2 entries matching")
+        .await;
+    b.goto(&format!("{}#/audit?form_id=7", c.url)).await;
+    b.wait_text("#audit-empty", "No entry matches.").await;
+    clean(&b, "audit filtered").await;
+
+    b.goto(&format!("{}#/forms/42", c.url)).await;
+    b.wait_text("h1", "Feedback").await;
+    b.fill("#form-title", "Feedback form").await;
+    b.click("#form-editor button[type=submit]").await;
+    b.wait_text("#form-saved", "Saved.").await;
+    b.js("window.confirm = (m) => { window.asked = m; return true; };")
+        .await;
+    b.click("#remove-form").await;
+    b.wait_text("main", "No forms yet.").await;
+    let asked = b.js("return window.asked").await;
+    assert!(
+        asked
+            .as_str()
+            .unwrap_or_default()
+            .contains("Its 2 submissions go with it"),
+        "{asked}"
+    );
+    b.close().await;
+}
+
+#[tokio::test]
+async fn an_application_password_is_made_shown_once_and_revoked() {
+    let c = Console::start().await;
+    let b = Browser::start(1280, 900).await;
+    c.sign_in(&b, "boss", &c.password).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/passwords", c.url)).await;
+    b.wait_text("#password-list", "seed").await;
+    clean(&b, "application passwords").await;
+    b.fill("#password-name", "seed").await;
+    b.click("#new-password button[type=submit]").await;
+    b.wait_text(
+        "#password-error",
+        "already has an application password named",
+    )
+    .await;
+    b.fill("#password-name", "CI deploys").await;
+    b.click("#new-password button[type=submit]").await;
+    b.wait_text("#password-made", "not shown again").await;
+    let made = b.text("#password-value").await;
+    assert_eq!(made.len(), 29, "{made}");
+    assert_eq!(
+        c.status_with(&made).await,
+        200,
+        "the shown password signs in"
+    );
+    b.click("#password-copy").await;
+    b.wait_js(
+        "return document.querySelector('#password-copied').textContent.length > 0",
+        "the copy button answers",
+    )
+    .await;
+    clean(&b, "password made").await;
+    b.screenshot("svc-console-password-made").await;
+
+    b.goto(&format!("{}#/sends", c.url)).await;
+    b.wait_text("h1", "Sends").await;
+    b.goto(&format!("{}#/passwords", c.url)).await;
+    b.wait_text("#password-list", "CI deploys").await;
+    assert!(
+        !b.text("main").await.contains(&made),
+        "the value is not shown again"
+    );
+    b.js("window.confirm = () => true;").await;
+    b.js("[...document.querySelectorAll('#password-list button')].find(x => x.textContent === 'Revoke CI deploys')?.click()")
+        .await;
+    b.wait_js(
+        "return !document.querySelector('main').innerText.includes('CI deploys')",
+        "CI deploys is gone from the list",
+    )
+    .await;
+    assert_eq!(c.status_with(&made).await, 401, "revoked: refused");
+    b.close().await;
+}

@@ -1,0 +1,57 @@
+// Calling svc's API (the paths are routes of /openapi.json) with the
+// admin's cookie session and its nonce, kept for this tab only.
+
+export const api = document.body.dataset.api;
+
+let ended = () => {};
+
+/// What to do when svc says the session is over.
+export function onSessionEnded(f) {
+  ended = f;
+}
+
+export function nonce() {
+  return sessionStorage.getItem("svc-nonce") || "";
+}
+
+export async function call(method, path, body, idempotencyKey) {
+  const headers = { Accept: "application/json" };
+  if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+  if (nonce()) headers["X-Svc-Nonce"] = nonce();
+  const init = { method, headers, credentials: "same-origin" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let r;
+  try {
+    r = await fetch(api + path, init);
+  } catch (e) {
+    return { status: 0, data: { message: "svc did not answer: " + e.message } };
+  }
+  let data = null;
+  try {
+    data = await r.json();
+  } catch (_) {
+    data = null;
+  }
+  const signingIn = path === "/admin/login";
+  if (!signingIn && (r.status === 401 || (r.status === 403 && data && /nonce|cookie/.test(data.code || "")))) {
+    ended("Your session has ended: sign in again.");
+  }
+  return { status: r.status, data, headers: r.headers };
+}
+
+/// What went wrong, as svc said it.
+export function problem(res) {
+  if (res.data && res.data.message) return res.data.message;
+  return "svc answered " + res.status;
+}
+
+/// `?a=1&b=2` of the entries whose value is not empty.
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== "" && v !== null && v !== undefined) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}

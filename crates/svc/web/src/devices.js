@@ -1,0 +1,100 @@
+// Devices: searched and paged on the server, exported as CSV (streamed),
+// imported from CSV with a preview, progress and a report.
+
+import { api, call, nonce, problem, query } from "./api.js";
+import { csvRows } from "./csv.js";
+import { alertBox, h, pager, plural, say, show, table, when } from "./ui.js";
+
+const PER_PAGE = 50;
+
+export async function devices(params) {
+  const search = params.get("search") || "";
+  const page = Number(params.get("page") || 1);
+  const form = h("form", { id: "device-search", role: "search", onsubmit: (e) => {
+    e.preventDefault();
+    location.hash = `#/devices${query({ search: form.querySelector("#search").value.trim() })}`;
+  } },
+    h("label", { for: "search" }, "Push token or label contains"),
+    h("input", { id: "search", type: "search", maxlength: 200, value: search }),
+    h("button", { type: "submit" }, "Search"));
+  const res = await call("GET", `/devices${query({ search, page, per_page: PER_PAGE })}`);
+  let list;
+  if (res.status !== 200) {
+    list = h("p", { class: "alert", role: "alert" }, problem(res));
+  } else if (res.data.devices.length === 0) {
+    list = h("p", { id: "device-count" }, search ? `No device's token or label contains “${search}”.` : "No devices yet.");
+  } else {
+    const d = res.data;
+    list = h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(
+      `${plural(d.total, "device", "devices")}${search ? ` matching “${search}”` : ""}, by push token`,
+      ["Push token", "Type", "App version", "Locale", "Label", "Active", "Registered"],
+      d.devices.map((v) => h("tr", {},
+        h("td", { class: "token" }, v.push_token), h("td", {}, v.device_type), h("td", {}, v.app_version || ""),
+        h("td", {}, v.locale || ""), h("td", {}, v.user_label || ""),
+        h("td", {}, v.active ? "yes" : `no (${v.inactive_reason || "inactive"})`), h("td", {}, when(v.registered_at)))),
+      { id: "device-list" }));
+  }
+  const pages = res.status === 200 ? res.data.total_pages : 1;
+  show("Devices",
+    h("p", {}, h("a", { href: `${api}/devices/export?_wpnonce=${encodeURIComponent(nonce())}`, download: "devices.csv", id: "export" }, "Export every device as CSV"),
+      " (streamed: any number of devices)."),
+    form, list, pager("#/devices", page, pages, search ? { search } : {}, ["Previous", "Next"]),
+    importer());
+}
+
+function importer() {
+  const error = alertBox("import-error");
+  const preview = h("section", { id: "import-preview", hidden: true, "aria-labelledby": "preview-title" });
+  const report = h("section", { id: "import-report", hidden: true, "aria-live": "polite" });
+  const progress = h("progress", { id: "import-progress", max: 100, value: 0, hidden: true, "aria-label": "Upload" });
+  const file = h("input", { id: "import-file", type: "file", accept: ".csv,text/csv", onchange: look });
+  const section = h("section", { "aria-labelledby": "import-title" },
+    h("h2", { id: "import-title" }, "Import"),
+    h("p", {}, "A CSV file whose header names at least push_token and device_type; the other columns (device_model, os_version, app_version, locale, timezone, user_label, active) are kept where the file has none. Known devices are updated."),
+    h("label", { for: "import-file" }, "CSV file"), file, preview, progress, report, error);
+  let chosen = null;
+  async function look() {
+    say(error, "");
+    report.hidden = true;
+    chosen = file.files[0] || null;
+    if (!chosen) return (preview.hidden = true);
+    const rows = csvRows(await chosen.slice(0, 64 * 1024).text(), 6);
+    const [head, ...body] = rows;
+    preview.replaceChildren(
+      h("h3", { id: "preview-title" }, `${chosen.name}: the first rows as they will be read`),
+      h("table", {}, h("thead", {}, h("tr", {}, (head || []).map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))),
+      h("button", { type: "button", id: "import-go", onclick: upload }, `Import ${chosen.name}`));
+    preview.hidden = false;
+  }
+  function upload() {
+    const form = new FormData();
+    form.append("file", chosen, chosen.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${api}/devices/import`);
+    xhr.setRequestHeader("X-Svc-Nonce", nonce());
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total; };
+    xhr.onload = () => {
+      progress.hidden = true;
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch (_) { data = null; }
+      if (xhr.status !== 200) return say(error, problem({ status: xhr.status, data }));
+      preview.hidden = true;
+      report.replaceChildren(
+        h("h3", {}, "Imported"),
+        h("p", { id: "import-counts" }, `${data.imported} new, ${data.updated} updated, ${data.skipped} unchanged, ${data.errors.length} refused.`),
+        data.errors.length
+          ? h("table", { id: "import-errors" }, h("caption", {}, "Refused lines"),
+              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Why"))),
+              h("tbody", {}, data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", {}, e.reason)))))
+          : null);
+      report.hidden = false;
+    };
+    xhr.onerror = () => { progress.hidden = true; say(error, "svc did not answer the upload"); };
+    progress.hidden = false;
+    progress.value = 0;
+    xhr.send(form);
+  }
+  return section;
+}

@@ -1,0 +1,76 @@
+// The sends list and one send's progress, drawn live.
+
+import { call, problem } from "./api.js";
+import { alertBox, failed, h, heading, pager, plural, repeat, repeating, say, show, stopRepeating, table, when } from "./ui.js";
+
+const FINAL = new Set(["sent", "cancelled"]);
+const STATES = ["pending", "queued", "sent", "failed", "skipped", "cancelled"];
+// A send's page stops asking this long after it was opened.
+const WATCH_MS = 15 * 60 * 1000;
+
+export async function sends(page) {
+  const res = await call("GET", `/sends?page=${page}&per_page=20`);
+  if (res.status !== 200) return failed("Sends", problem(res));
+  const rows = res.data.sends.map((s) =>
+    h("tr", {},
+      h("td", {}, h("a", { href: `#/sends/${s.id}` }, s.title)),
+      h("td", {}, h("span", { class: `status ${s.status}` }, s.status)),
+      h("td", { class: "num" }, s.recipients),
+      h("td", { class: "num" }, s.progress.sent),
+      h("td", { class: "num" }, s.progress.failed),
+      h("td", {}, when(s.created_at)),
+    ),
+  );
+  const list = rows.length
+    ? table(`${plural(res.data.total, "send", "sends")}, newest first`,
+        ["Title", "Status", ["Recipients", "num"], ["Sent", "num"], ["Failed", "num"], "Created"], rows, { id: "send-list" })
+    : h("p", {}, "No sends yet. ", h("a", { href: "#/compose" }, "Compose the first one."));
+  show("Sends", h("p", {}, h("a", { href: "#/compose", class: "button" }, "New send")), list,
+    pager("#/sends", page, res.data.total_pages));
+}
+
+export async function send(id) {
+  const error = alertBox("send-error");
+  const figures = h("dl", { class: "figures", id: "figures" });
+  const bar = h("div", { class: "bar-chart", id: "progress", role: "img" });
+  const status = h("p", { id: "status", "aria-live": "polite" });
+  const cancel = h("button", { type: "button", id: "cancel", hidden: true, onclick: doCancel }, "Cancel what has not gone out");
+  show("Send", status, bar, figures, cancel, error, h("p", {}, h("a", { href: "#/sends" }, "All sends")));
+  const opened = Date.now();
+  async function draw() {
+    const res = await call("GET", `/send/${encodeURIComponent(id)}`);
+    if (res.status !== 200) return say(error, problem(res));
+    const s = res.data;
+    document.title = `${s.title} · svc console`;
+    heading().textContent = s.title;
+    status.textContent = `${s.status}: ${s.recipients} recipients; ${s.local_time ? "at " + s.local_time + " in each device's zone" : "from " + when(s.send_at)}`;
+    status.dataset.status = s.status;
+    const total = Math.max(1, s.recipients);
+    bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) => {
+      const seg = h("span", { class: `seg ${k}` });
+      seg.style.width = `${(100 * s.progress[k]) / total}%`; // CSSOM: allowed by the policy
+      return seg;
+    }));
+    bar.setAttribute("aria-label", STATES.map((k) => `${k} ${s.progress[k]}`).join(", "));
+    figures.replaceChildren(
+      ...STATES.concat(["receipts_ok", "receipts_error"]).flatMap((k) => [
+        h("dt", {}, k.replace("_", " ")),
+        h("dd", { id: `n-${k}` }, s.progress[k]),
+      ]),
+    );
+    cancel.hidden = FINAL.has(s.status);
+    // Under way, or sent with receipts still to come from Expo.
+    const p = s.progress;
+    const done = s.status === "cancelled" || (s.status === "sent" && p.receipts_ok + p.receipts_error >= p.sent);
+    status.dataset.watching = String(!done);
+    if (done || Date.now() - opened > WATCH_MS) stopRepeating();
+  }
+  async function doCancel() {
+    if (!confirm("Cancel every message of this send that has not gone to Expo?")) return;
+    const res = await call("DELETE", `/send/${encodeURIComponent(id)}`);
+    if (res.status !== 200) say(error, problem(res));
+    draw();
+  }
+  await draw();
+  if (!repeating() && status.dataset.watching === "true") repeat(draw, 1500);
+}
