@@ -18,7 +18,7 @@ export async function stats() {
   if (res.status !== 200) return failed("Statistics", problem(res));
   const { devices: d, deliveries: s } = res.data;
   const errors = { ...s.ticket_errors };
-  for (const [code, n] of Object.entries(s.receipts.errors || {})) errors[code] = (errors[code] || 0) + n;
+  for (const [code, n] of Object.entries(s.receipts.error)) errors[code] = (errors[code] || 0) + n;
   const charts = [
     ["by-type", "Devices by type", Object.entries(d.by_type)],
     ["by-state", "Devices by state", [["active", d.active], ["inactive", d.inactive]]],

@@ -37,6 +37,42 @@ impl Console {
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     }
 
+    /// A push to every device through the API, waited on until Expo's
+    /// receipts are counted.
+    async fn send_to_all_and_wait(&self) {
+        let r = self
+            .client()
+            .post(format!("{}/send", self.api))
+            .basic_auth("boss", Some(&self.app_password))
+            .json(&json!({"title": "To all", "body": "b"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let stats: serde_json::Value = self
+                .client()
+                .get(format!("{}/stats", self.api))
+                .basic_auth("boss", Some(&self.app_password))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let receipts = &stats["deliveries"]["receipts"];
+            if receipts["ok"] == 4 && receipts["error"]["MessageRateExceeded"] == 1 {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "receipts never came: {stats}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     async fn status_with(&self, password: &str) -> u16 {
         self.client()
             .get(format!("{}/admin/settings", self.api))
@@ -49,9 +85,22 @@ impl Console {
     }
 }
 
+/// A statistic's numbers as `key=n,...`, read from its table.
+async fn numbers(b: &Browser, id: &str) -> String {
+    let js = format!(
+        "return [...document.querySelectorAll('#{id}-numbers tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join(',')"
+    );
+    b.js(&js).await.as_str().unwrap_or_default().to_owned()
+}
+
 #[tokio::test]
 async fn statistics_are_drawn_as_charts_with_their_numbers_and_devices_are_searched() {
     let c = Console::start().await;
+    c.expo
+        .ticket_error("ExponentPushToken[console0001]", "DeviceNotRegistered");
+    c.expo
+        .receipt_error("ExponentPushToken[console0002]", "MessageRateExceeded");
+    c.send_to_all_and_wait().await;
     for (screen, tag) in [
         (Screen::Phone(390, 844), "phone"),
         (Screen::Desktop(1280, 900), "desktop"),
@@ -70,7 +119,15 @@ async fn statistics_are_drawn_as_charts_with_their_numbers_and_devices_are_searc
             by_type.contains("ios") && by_type.contains('3'),
             "{by_type}"
         );
-        assert!(b.text("#by-state-numbers").await.contains("active"));
+        assert_eq!(numbers(&b, "by-state").await, "active=5,inactive=1");
+        assert_eq!(
+            numbers(&b, "errors").await,
+            "DeviceNotRegistered=1,MessageRateExceeded=1"
+        );
+        assert_eq!(
+            numbers(&b, "deliveries").await,
+            "queued=0,sent=5,receipts ok=4"
+        );
         assert!(b.text("#by-version-numbers").await.contains("1.0.0"));
         let label = b
             .js("return document.querySelector('#by-type .chart').getAttribute('aria-label')")
