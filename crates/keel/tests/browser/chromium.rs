@@ -169,6 +169,41 @@ impl Browser {
             .unwrap_or_else(|e| panic!("click {css}: {e}"));
     }
 
+    /// Types `keys` (text, or `fantoccini::key::Key` characters) into
+    /// whatever has the focus, as a keyboard would.
+    pub async fn keys(&self, keys: &str) {
+        let el = self
+            .client
+            .active_element()
+            .await
+            .unwrap_or_else(|e| panic!("the focused element: {e}"));
+        el.send_keys(keys)
+            .await
+            .unwrap_or_else(|e| panic!("type {keys:?}: {e}"));
+    }
+
+    /// Presses Tab (Shift+Tab when `back`) until the focus is on an element
+    /// matching `css`; fails after 40 presses.
+    pub async fn tab_to(&self, css: &str, back: bool) {
+        use fantoccini::key::Key;
+        let press = if back {
+            format!("{}{}", char::from(Key::Shift), char::from(Key::Tab))
+        } else {
+            char::from(Key::Tab).to_string()
+        };
+        let here = format!(
+            "return !!document.activeElement && document.activeElement.matches({})",
+            json!(css)
+        );
+        for _ in 0..40 {
+            if self.js(&here).await == Value::Bool(true) {
+                return;
+            }
+            self.keys(&press).await;
+        }
+        panic!("Tab never reached {css}");
+    }
+
     /// Runs `script` (a function body) and returns what it returns.
     pub async fn js(&self, script: &str) -> Value {
         self.client

@@ -298,3 +298,43 @@ async fn an_application_password_is_made_shown_once_and_revoked() {
     assert_eq!(c.status_with(&made).await, 401, "revoked: refused");
     b.close().await;
 }
+
+#[tokio::test]
+async fn a_push_is_sent_with_the_keyboard_alone() {
+    use fantoccini::key::Key;
+    let enter = char::from(Key::Enter).to_string();
+    let c = Console::start().await;
+    let b = Browser::start(1280, 900).await;
+    b.goto(&c.url).await;
+    b.wait_text("h1", "Sign in").await;
+    b.tab_to("#username", false).await;
+    b.keys("boss").await;
+    b.tab_to("#password", false).await;
+    b.keys(&c.password).await;
+    b.keys(&enter).await;
+    b.wait_text("h1", "Sends").await;
+
+    b.tab_to("nav a[href='#/compose']", true).await;
+    b.keys(&enter).await;
+    b.wait_text("#recipients", "6 devices").await;
+    b.tab_to("#title", false).await;
+    b.keys("Typed, not clicked").await;
+    b.tab_to("#body", false).await;
+    b.keys("Sent from the keyboard").await;
+    b.tab_to("#compose button[type=submit]", false).await;
+    b.keys(&enter).await;
+    b.wait_text("#confirm-text", "to 6 devices, now").await;
+    b.wait_js(
+        "return document.activeElement?.id === 'send-now'",
+        "the confirmation has the focus",
+    )
+    .await;
+    b.keys(&enter).await;
+    b.wait_js(
+        "return document.querySelector('#status')?.dataset.status === 'sent'",
+        "the send reached sent",
+    )
+    .await;
+    b.close().await;
+    assert_eq!(c.expo.delivered().len(), 6);
+}

@@ -6,7 +6,8 @@
 //! svc_manage are told what is wrong. axe-core finds nothing serious on
 //! any page, at phone and desktop width. Statistics are drawn as charts;
 //! devices are searched; a form is made, submitted to and read; an
-//! application password is made and revoked.
+//! application password is made and revoked; a push is sent with the
+//! keyboard alone.
 
 mod manage;
 mod push;
