@@ -54,13 +54,7 @@ async fn wrong_missing_or_unprivileged_credentials_are_refused_in_the_rest_shape
     )
     .await;
     assert_eq!((r.status, r.code()), (401, "rest_not_logged_in"));
-    let db = &svc.app.platform().db;
-    keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
-        .await
-        .unwrap();
-    let clerk = keel_svc::domain::admin::add_app_password(db, "clerk", "x")
-        .await
-        .unwrap();
+    let clerk = svc.clerk().await;
     let r = svc
         .admin_call(Method::GET, "/admin/settings", ("clerk", &clerk), None)
         .await;

@@ -192,13 +192,7 @@ async fn an_administrator_sees_and_revokes_only_their_own_application_passwords(
         .await;
     assert_eq!(still.status, 200);
 
-    let db = &svc.app.platform().db;
-    keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
-        .await
-        .unwrap();
-    let clerk = keel_svc::domain::admin::add_app_password(db, "clerk", "x")
-        .await
-        .unwrap();
+    let clerk = svc.clerk().await;
     for method in [Method::GET, Method::POST] {
         let r = svc
             .admin_call(

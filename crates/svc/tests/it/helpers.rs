@@ -158,6 +158,17 @@ impl Svc {
         (login, app_password)
     }
 
+    /// "clerk", a user without svc_manage, and its application password.
+    pub async fn clerk(&self) -> String {
+        let db = &self.app.platform().db;
+        keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
+            .await
+            .unwrap();
+        keel_svc::domain::admin::add_app_password(db, "clerk", "x")
+            .await
+            .unwrap()
+    }
+
     pub async fn admin_call(
         &self,
         method: Method,

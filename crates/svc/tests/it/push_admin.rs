@@ -42,13 +42,7 @@ fn admin_routes() -> Vec<(Method, &'static str, Option<Value>)> {
 async fn admin_routes_without_svc_manage_are_403_svc_push_forbidden() {
     let svc = Svc::start().await;
     let (_, real) = svc.admin("boss").await;
-    let db = &svc.app.platform().db;
-    keel_svc::domain::admin::add_user(db, "clerk", Some("pw-pw-pw-pw".into()), false)
-        .await
-        .unwrap();
-    let clerk = keel_svc::domain::admin::add_app_password(db, "clerk", "x")
-        .await
-        .unwrap();
+    let clerk = svc.clerk().await;
     let callers: [(&str, Option<(&str, &str)>); 4] = [
         ("no credentials", None),
         ("a user without svc_manage", Some(("clerk", &clerk))),
