@@ -8,6 +8,13 @@
 //!
 //!   sqlite-floor DB SECONDS SCENARIO [ARG] [THREADS]
 //!
+//! With `SQLITE_FLOOR_RATE=R` it runs at a fixed rate instead, on one
+//! connection (an operation every 1/R s, each timed from when it was due,
+//! so a stall counts for every operation it delays, as oha's latency
+//! correction does) and prints "achieved p50 p99 p99.9 100.0 0"
+//! (operations a second, then milliseconds; the last two fields keep the
+//! latency scenario's row shape).
+//!
 //! Reads (keel's statements for the endpoint):
 //!   history USER_ID   GET /history?offset=0: the user's 50 newest events
 //!   account           GET /account, uncached: a live session of 200, its user
@@ -275,26 +282,71 @@ fn rows_json(st: &mut rusqlite::CachedStatement<'_>, params: &[Value]) -> String
     serde_json::to_string(&out).expect("json")
 }
 
+/// One operation: its statements, in a transaction when it writes.
+fn operation(conn: &Connection, s: &Scenario, n: u64) {
+    if s.write {
+        conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    }
+    for (sql, params) in &s.steps {
+        let mut st = conn.prepare_cached(sql).expect("prepare");
+        std::hint::black_box(rows_json(&mut st, &params(n)));
+    }
+    if s.write {
+        conn.execute_batch("COMMIT").expect("commit");
+    }
+}
+
 /// Operations done by one thread until `end`.
 fn run(path: &str, s: &Scenario, first: u64, end: Instant) -> u64 {
     let conn = open(path);
     let mut done = 0_u64;
     let mut n = first;
     while Instant::now() < end {
-        if s.write {
-            conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
-        }
-        for (sql, params) in &s.steps {
-            let mut st = conn.prepare_cached(sql).expect("prepare");
-            std::hint::black_box(rows_json(&mut st, &params(n)));
-        }
-        if s.write {
-            conn.execute_batch("COMMIT").expect("commit");
-        }
+        operation(&conn, s, n);
         n += 1;
         done += 1;
     }
     done
+}
+
+/// `rate` operations a second for `seconds`, each timed from when it was
+/// due: "achieved p50 p99 p99.9 100.0 0".
+fn run_at_rate(path: &str, s: &Scenario, first: u64, rate: f64, seconds: f64) -> String {
+    let conn = open(path);
+    let every = Duration::from_secs_f64(1.0 / rate);
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(seconds);
+    let mut latencies = Vec::new();
+    let mut due = start;
+    let mut n = first;
+    while due < end {
+        let now = Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+        operation(&conn, s, n);
+        latencies.push(due.elapsed());
+        due += every;
+        n += 1;
+    }
+    latencies.sort_unstable();
+    let at = |q: f64| {
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let i = ((latencies.len() as f64 * q) as usize).min(latencies.len().saturating_sub(1));
+        latencies.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let achieved = latencies.len() as f64 / start.elapsed().as_secs_f64();
+    format!(
+        "{achieved:.0} {:.2} {:.2} {:.2} 100.0 0",
+        at(0.50),
+        at(0.99),
+        at(0.999)
+    )
 }
 
 fn main() {
@@ -320,6 +372,14 @@ fn main() {
     };
     // Writes start from a clock-based number so repeated runs insert new rows.
     let base = u64::try_from(chrono::Utc::now().timestamp_micros()).unwrap_or(0) << 8;
+    if let Some(rate) = std::env::var("SQLITE_FLOOR_RATE")
+        .ok()
+        .and_then(|r| r.parse::<f64>().ok())
+        .filter(|r| *r > 0.0)
+    {
+        println!("{}", run_at_rate(path, &s, base, rate, seconds));
+        return;
+    }
     let end = Instant::now() + Duration::from_secs_f64(seconds);
     let ops: u64 = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
