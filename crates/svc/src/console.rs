@@ -44,7 +44,8 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      frame-ancestors 'none'";
 
 /// The console's routes, at `at` (`<REST root>/svc/admin`), calling the API
-/// at `api` (`<REST root>/svc/v1`).
+/// at `api` (`<REST root>/svc/v1`); and svc's `/`, the index of every
+/// service with the console listed first.
 pub fn router(at: &str, api: &str) -> Router {
     let page = shell(at, api);
     let home = format!("{at}/");
