@@ -10,10 +10,10 @@ use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::paging::{Paging, paged, paging_query};
+use super::paging::{Paging, paged, paging_query, query, text_filter};
 use crate::auth::Admin;
 use crate::entity::audit;
-use crate::error::{self, Error};
+use crate::error::Error;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -46,20 +46,11 @@ pub struct AuditFilter {
 impl AuditFilter {
     fn condition(&self) -> Result<Condition, Error> {
         let mut all = Condition::all();
-        for (name, value, col) in [
-            ("event", &self.event, audit::Column::Event),
-            ("form_id", &self.form_id, audit::Column::FormId),
-        ] {
-            let Some(value) = value.as_deref().filter(|v| !v.is_empty()) else {
-                continue;
-            };
-            if value.chars().count() > 100 {
-                return Err(
-                    error::invalid_param(format!("{name} must be at most 100 characters"))
-                        .with("params", vec![name]),
-                );
-            }
-            all = all.add(col.eq(value));
+        if let Some(event) = text_filter("event", self.event.as_deref(), 100)? {
+            all = all.add(audit::Column::Event.eq(event));
+        }
+        if let Some(form) = text_filter("form_id", self.form_id.as_deref(), 100)? {
+            all = all.add(audit::Column::FormId.eq(form));
         }
         Ok(all)
     }
@@ -84,8 +75,7 @@ pub async fn audit_log(
     f: Result<Query<AuditFilter>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
     let (page, per_page) = paging_query(q)?.get()?;
-    let Query(filter) = f.map_err(|e| error::invalid_param(e.body_text()))?;
-    let only = filter.condition()?;
+    let only = query(f)?.condition()?;
     let total = audit::Entity::find()
         .filter(only.clone())
         .count(state.db.read())

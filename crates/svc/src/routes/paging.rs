@@ -54,8 +54,30 @@ impl Paging {
 }
 
 pub fn paging_query(q: Result<Query<Paging>, QueryRejection>) -> Result<Paging, Error> {
+    query(q)
+}
+
+/// A query string read into its type; a malformed one is 400
+/// `rest_invalid_param`.
+pub fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, Error> {
     q.map(|Query(p)| p)
         .map_err(|e| error::invalid_param(e.body_text()))
+}
+
+/// A text filter of a list: empty as absent; over `max` characters is 400
+/// `rest_invalid_param` naming it.
+pub fn text_filter<'a>(
+    name: &'static str,
+    value: Option<&'a str>,
+    max: usize,
+) -> Result<Option<&'a str>, Error> {
+    match value.filter(|v| !v.is_empty()) {
+        Some(v) if v.chars().count() > max => Err(error::invalid_param(format!(
+            "{name} must be at most {max} characters"
+        ))
+        .with("params", vec![name])),
+        v => Ok(v),
+    }
 }
 
 pub fn paged<T: Serialize>(body: T, total: u64, per_page: u64) -> Response {

@@ -11,9 +11,9 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::{Admin, Push};
 use crate::domain::push::search;
 use crate::entity::push_device;
-use crate::error::{self, Error};
+use crate::error::Error;
 use crate::routes::failures::*;
-use crate::routes::paging::{Paging, paged, paging_query};
+use crate::routes::paging::{Paging, paged, paging_query, query, text_filter};
 use crate::state::AppState;
 
 /// The longest search text.
@@ -97,18 +97,9 @@ pub async fn list_devices(
     s: Result<Query<Search>, QueryRejection>,
 ) -> Result<Response, Error> {
     let (page, per_page) = paging_query(q)?.get()?;
-    let Query(Search { search }) = s.map_err(|e| error::invalid_param(e.body_text()))?;
-    let search = search.filter(|s| !s.is_empty());
-    if search
-        .as_ref()
-        .is_some_and(|s| s.chars().count() > SEARCH_MAX)
-    {
-        return Err(error::invalid_param(format!(
-            "search must be at most {SEARCH_MAX} characters"
-        ))
-        .with("params", vec!["search"]));
-    }
-    let (rows, total) = search::page(&state.db, search.as_deref(), page, per_page).await?;
+    let Search { search } = query(s)?;
+    let search = text_filter("search", search.as_deref(), SEARCH_MAX)?;
+    let (rows, total) = search::page(&state.db, search, page, per_page).await?;
     let body = DevicePage {
         devices: rows.into_iter().map(Into::into).collect(),
         total,
