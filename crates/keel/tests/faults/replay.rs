@@ -87,7 +87,13 @@ async fn the_stats_page_asks_for_its_password_and_haproxy_needs_one() {
     }
     let env = addresses();
     let haproxy = Haproxy::start(&env);
-    let http = reqwest::Client::new();
+    // haproxy may close a connection after answering its stats page's 401;
+    // a pooled connection reused just then fails as an incomplete message,
+    // so each request here opens its own.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
     let ok = keel_testkit::eventually_async(std::time::Duration::from_secs(10), || async {
         let r = http.get(&haproxy.stats).send().await.ok()?;
         Some(r.status())
