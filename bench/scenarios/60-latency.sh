@@ -26,7 +26,13 @@
 #    (PostgreSQL: pgbench -R from oha's core, against the server on keel's
 #    core; SQLite: sqlite-floor at a fixed rate on keel's core, keel idle).
 #    It shows what the database alone takes at that rate; a miss within
-#    3x /healthz + the database floor is marked so.
+#    3x /healthz + the database floor is marked so, and one where the two
+#    floors' p99s added are over the goal already says by how much keel's
+#    p99 is over or under that sum.
+# 5. BENCH_LATENCY_SLOW_MS=N: keel runs with KEEL_SLOW_REQUEST_MS=N and
+#    each row says where the endpoint's requests over N ms went (running,
+#    ready for a thread, waiting outside, the database, writing) and how
+#    often the runtime ran a ready task N ms late (bench/latency_explain.py).
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
@@ -98,8 +104,12 @@ bench_latency_run() { # oha secs rate url [oha args...]
       >/dev/null 2>&1 || true
   fi
   stolen=$(bench_steal_ms)
+  # Where keel's log stands before and after the run (warm-up excluded),
+  # for the slow-request summary (BENCH_LATENCY_SLOW_MS).
+  [ -n "${latency_marks:-}" ] && printf '%s ' "$(stat -c %s "$BENCH_DIR/stderr")" >>"$latency_marks"
   summary=$(bench_oha "$oha" -z "${secs}s" -q "$rate" --latency-correction --no-tui -c 64 \
     --output-format json "$@" 2>/dev/null | bench_oha_summary)
+  [ -n "${latency_marks:-}" ] && stat -c %s "$BENCH_DIR/stderr" >>"$latency_marks"
   echo "$summary $(($(bench_steal_ms) - stolen))"
 }
 
@@ -216,13 +226,14 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
   found=$(bench_latency_sustainable "$oha" "$@" "$url")
   read -r sat rate <<<"$found"
   echo "| $backend | $label: sustainable rate (p99 < 50 ms; closed loop at 64 connections: $sat/s) | $rate | - | - | - | - | $(bench_peak_rss) |"
-  local pct asked i runs floors dbs db e f d goal
+  local pct asked i runs floors dbs db e f d goal marks
   for pct in 50 80; do
     asked=$(awk -v s="$rate" -v p="$pct" 'BEGIN {printf "%.0f", s*p/100}')
     runs="" floors="" dbs=""
     bench_reset_peak
+    marks=$(mktemp)
     for i in $(seq "$reps"); do
-      runs+="$(bench_latency_run "$oha" "$secs" "$asked" "$@" "$url")"$'\n'
+      runs+="$(latency_marks=$marks bench_latency_run "$oha" "$secs" "$asked" "$@" "$url")"$'\n'
       floors+="$(bench_latency_run "$oha" "$secs" "$asked" "$healthz")"$'\n'
       db=$(bench_latency_db_floor "$backend" "$asked" "$secs")
       [ -n "$db" ] && dbs+="$db"$'\n'
@@ -240,6 +251,8 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
         if (!ok && b[3] > lim) printf " (floor over)"
         if (!ok && c[3] > 0 && a[3] <= lim && a[3] <= 3 * (b[3] + c[3]))
           printf " (within 3x /healthz + database floor: %.2f)", 3 * (b[3] + c[3])
+        else if (!ok && c[3] > 0 && b[3] + c[3] > lim && a[3] <= 3 * (b[3] + c[3]))
+          printf " (floors together over: /healthz + database floor %.2f; keel %+.2f)", b[3] + c[3], a[3] - b[3] - c[3]
       } else {
         ok = a[4] <= 25
         printf "p99.9 <= 25 ms: %s", ok ? "met" : "MISSED"
@@ -254,6 +267,11 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
       read -r d_ach d50 d99 d999 _ _ d50r d99r d999r <<<"$d"
       echo "| $backend | database floor: the endpoint's statements straight at the database at $asked/s | $d_ach | ${d50}ms ($d50r) | ${d99}ms ($d99r) | ${d999}ms ($d999r) | - | - |"
     fi
+    if [ -n "${BENCH_LATENCY_SLOW_MS:-}" ]; then
+      echo "| $backend | where it went: $(python3 bench/latency_explain.py "$BENCH_DIR/stderr" "$marks" \
+        "$url" "$BENCH_LATENCY_SLOW_MS") | - | - | - | - | - | - |"
+    fi
+    rm -f "$marks"
   done
 }
 
@@ -263,13 +281,15 @@ bench_scenario() { # backend floor
     echo "| $1 | latency at fixed rates: skipped (oha could not be installed) | - | - | - | - | - | - |"
     return 0
   fi
-  local cores=""
+  local cores="" slow=()
+  [ -n "${BENCH_LATENCY_SLOW_MS:-}" ] &&
+    slow=(KEEL_LOG_FORMAT=json "KEEL_SLOW_REQUEST_MS=$BENCH_LATENCY_SLOW_MS")
   if [ "${BENCH_LATENCY_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
     cores="0-$(($(nproc) - 1))"
     # Started on its core, not moved there: a runtime sized for two cores
     # and then pinned to one ran two threads taking turns on it at the
     # scheduler's pace (docs/performance.md).
-    BENCH_KEEL_CPUS=0 bench_relaunch_keel
+    BENCH_KEEL_CPUS=0 bench_relaunch_keel "${slow[@]}"
     if [ "$1" = postgres ]; then
       # Unpinned again however this scenario ends: bench/run calls it in
       # $(...), so this trap is that subshell's and leaves bench/run's own.
@@ -281,6 +301,8 @@ bench_scenario() { # backend floor
     else
       echo "| $1 | latency at fixed rates: keel on CPU 0, oha on CPU 1 | - | - | - | - | - | - |"
     fi
+  elif [ ${#slow[@]} -gt 0 ]; then
+    bench_relaunch_keel "${slow[@]}"
   fi
   local token user event
   token=$(curl -fs -X POST "$(bench_url accounts /auth/register)" \
@@ -325,6 +347,6 @@ bench_scenario() { # backend floor
   latency_db_floor="- -"
   bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
     "$(bench_url channel-api /api/trpc/stream.isLive)"
-  [ -n "$cores" ] && bench_relaunch_keel
+  if [ -n "$cores" ] || [ ${#slow[@]} -gt 0 ]; then bench_relaunch_keel; fi
   return 0
 }
