@@ -3,13 +3,13 @@
     python3 bench/latency_explain.py STDERR MARKS URL THRESHOLD_MS
 
 STDERR is keel's log (JSON lines), MARKS a file of "start end" byte
-offsets into it, one line per measured run (warm-ups excluded). Reads the
-`slow request` lines of ROUTE and the `runtime lag` lines in those
-stretches (ROUTE: the route template that matches URL's path) and
-prints one summary: how many requests were over the
-threshold, their total time's median and worst, and the share of their
-time each part took (running, ready for a thread, waiting outside, the
-database, writing the answer), with the runtime lags seen meanwhile.
+offsets into it, one line per measured run (warm-ups excluded). Reads,
+in those stretches, the `slow request` lines whose route template matches
+URL's path and the `runtime lag` lines, and prints one summary: how many
+requests were over the threshold, their total time's median and worst,
+the share of their time each part took (running, ready for a thread,
+waiting outside, writing the answer; database statements within those),
+and the runtime lags seen meanwhile.
 """
 
 import json

@@ -10,7 +10,7 @@ use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::paging::{Paging, paged, paging_query, query, text_filter};
+use super::paging::{Paging, paged, query, text_filter};
 use crate::auth::Admin;
 use crate::entity::audit;
 use crate::error::Error;
@@ -74,7 +74,7 @@ pub async fn audit_log(
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
     f: Result<Query<AuditFilter>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
-    let (page, per_page) = paging_query(q)?.get()?;
+    let (page, per_page) = query(q)?.get()?;
     let only = query(f)?.condition()?;
     let total = audit::Entity::find()
         .filter(only.clone())

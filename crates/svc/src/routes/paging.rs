@@ -53,10 +53,6 @@ impl Paging {
     }
 }
 
-pub fn paging_query(q: Result<Query<Paging>, QueryRejection>) -> Result<Paging, Error> {
-    query(q)
-}
-
 /// A query string read into its type; a malformed one is 400
 /// `rest_invalid_param`.
 pub fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, Error> {

@@ -13,7 +13,7 @@ use crate::domain::push::search;
 use crate::entity::push_device;
 use crate::error::Error;
 use crate::routes::failures::*;
-use crate::routes::paging::{Paging, paged, paging_query, query, text_filter};
+use crate::routes::paging::{Paging, paged, query, text_filter};
 use crate::state::AppState;
 
 /// The longest search text.
@@ -96,7 +96,7 @@ pub async fn list_devices(
     q: Result<Query<Paging>, QueryRejection>,
     s: Result<Query<Search>, QueryRejection>,
 ) -> Result<Response, Error> {
-    let (page, per_page) = paging_query(q)?.get()?;
+    let (page, per_page) = query(q)?.get()?;
     let Search { search } = query(s)?;
     let search = text_filter("search", search.as_deref(), SEARCH_MAX)?;
     let (rows, total) = search::page(&state.db, search, page, per_page).await?;

@@ -21,7 +21,7 @@ use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
 use crate::input::{AnyBody, Body};
 use crate::routes::failures::*;
-use crate::routes::paging::{Paging, paged, paging_query};
+use crate::routes::paging::{Paging, paged, query};
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -188,7 +188,7 @@ pub async fn list_sends(
     _admin: Admin<Push>,
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
-    let (page, per_page) = paging_query(q)?.get()?;
+    let (page, per_page) = query(q)?.get()?;
     let (rows, total) = send::page(&state.db, page, per_page).await?;
     let body = SendPage {
         sends: rows.into_iter().map(view).collect(),

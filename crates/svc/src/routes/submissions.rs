@@ -10,7 +10,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::download;
-use super::paging::{Paging, paged, paging_query};
+use super::paging::{Paging, paged, query};
 use crate::auth::Admin;
 use crate::domain::{csv_out, site};
 use crate::error::{self, Error};
@@ -48,7 +48,7 @@ pub async fn list_submissions(
     Path(form_id): Path<String>,
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
-    let (page, per_page) = paging_query(q)?.get()?;
+    let (page, per_page) = query(q)?.get()?;
     site::get_form(&state.db, &form_id)
         .await?
         .ok_or_else(error::no_such_form)?;
