@@ -28,11 +28,15 @@
 #    It shows what the database alone takes at that rate; a miss within
 #    3x /healthz + the database floor is marked so, and one where the two
 #    floors' p99s added are over the goal already says by how much keel's
-#    p99 is over or under that sum.
+#    p99 is over or under that sum. PostgreSQL's POST /event is committed
+#    in batches by one writer: its floor is the batches keel committed in
+#    the run just measured (their rate and median size, from keel's
+#    keel_batch_items), pgbench running that transaction one at a time.
 # 5. BENCH_LATENCY_SLOW_MS=N: keel runs with KEEL_SLOW_REQUEST_MS=N and
 #    each row says where the endpoint's requests over N ms went (running,
 #    ready for a thread, waiting outside, the database, writing) and how
-#    often the runtime ran a ready task N ms late (bench/latency_explain.py).
+#    often the runtime ran a ready task N ms late (bench/latency_explain.py),
+#    and before the rows a line gives the same probe with keel idle.
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
@@ -143,7 +147,8 @@ bench_latency_sustainable() { # oha url [oha args...]
 }
 
 # pgbench at a fixed rate (-R: each transaction timed from when it was
-# due; prepared statements, as keel's) on the generator's core, for
+# due; prepared statements, as keel's; 16 connections unless the extra
+# arguments say otherwise) on the generator's core, for
 # BENCH_LATENCY_WARMUP_SECS more than asked, that first stretch (its 16
 # connections being opened) not counted: "achieved p50 p99 p99.9 100.0 0".
 bench_pgbench_at() { # rate secs name [pgbench args...]
@@ -151,8 +156,8 @@ bench_pgbench_at() { # rate secs name [pgbench args...]
   shift 3
   dir=$(mktemp -d)
   script="$PWD/bench/sql/$name.pgbench"
-  (cd "$dir" && bench_oha pgbench -n -M prepared -h 127.0.0.1 -U postgres "$@" -f "$script" \
-    -c 16 -j 1 -R "$rate" -T "$((secs + warm))" -l --log-prefix=pgb "$BENCH_PG_DB" \
+  (cd "$dir" && bench_oha pgbench -n -M prepared -h 127.0.0.1 -U postgres -f "$script" \
+    -c 16 -j 1 "$@" -R "$rate" -T "$((secs + warm))" -l --log-prefix=pgb "$BENCH_PG_DB" \
     >/dev/null 2>&1) || true
   cat "$dir"/pgb.* 2>/dev/null | python3 -c '
 import sys
@@ -196,6 +201,29 @@ bench_latency_db_floor() { # backend rate secs
   fi
 }
 
+# keel's group commits so far for WRITER (keel_batch_items on its
+# /metrics): "batches items".
+bench_batches() { # writer
+  curl -fs "http://127.0.0.1:$((BENCH_PORT_BASE + 9))/metrics" | awk -v w="writer=\"$1\"" '
+    index($0, "keel_batch_items_count{") == 1 && index($0, w) { c = $NF }
+    index($0, "keel_batch_items_sum{") == 1 && index($0, w) { s = $NF }
+    END { printf "%d %d\n", c, s }'
+}
+
+# The database floor of a group-committed write: keel's batches as they
+# were in the run just measured (between the counts BEFORE and AFTER, over
+# SECS plus the warm-up), straight at PostgreSQL one at a time (keel has
+# one writer) at the rate keel committed them: "rate size" then pgbench's
+# line.
+bench_batch_floor() { # before after secs pgbench-name
+  local secs=$(($3 + ${BENCH_LATENCY_WARMUP_SECS:-2})) rate size
+  read -r rate size <<<"$(echo "$1 $2" | awk -v t="$secs" '{
+    n = $3 - $1; i = $4 - $2; if (n < 1) n = 1
+    printf "%.0f %.0f", n / t, (i / n < 1) ? 1 : i / n }')"
+  echo "$rate $size"
+  bench_pgbench_at "$rate" "$3" "$4" -D "b=$size" -c 1
+}
+
 # The median and spread of repeated runs, one "achieved p50 p99 p99.9 ok
 # steal" per line -> those six medians, then "min-max" of each percentile.
 bench_latency_median() {
@@ -226,18 +254,32 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
   found=$(bench_latency_sustainable "$oha" "$@" "$url")
   read -r sat rate <<<"$found"
   echo "| $backend | $label: sustainable rate (p99 < 50 ms; closed loop at 64 connections: $sat/s) | $rate | - | - | - | - | $(bench_peak_rss) |"
-  local pct asked i runs floors dbs db e f d goal marks
+  local pct asked i runs floors dbs db e f d goal marks before batched shapes shape=""
+  local writer=""
+  [ "$backend" = postgres ] && writer="${latency_writer:-}"
   for pct in 50 80; do
     asked=$(awk -v s="$rate" -v p="$pct" 'BEGIN {printf "%.0f", s*p/100}')
-    runs="" floors="" dbs=""
+    runs="" floors="" dbs="" shapes=""
     bench_reset_peak
     marks=$(mktemp)
     for i in $(seq "$reps"); do
+      [ -n "$writer" ] && before=$(bench_batches "$writer")
       runs+="$(latency_marks=$marks bench_latency_run "$oha" "$secs" "$asked" "$@" "$url")"$'\n'
+      [ -n "$writer" ] && batched=$(bench_batches "$writer")
       floors+="$(bench_latency_run "$oha" "$secs" "$asked" "$healthz")"$'\n'
-      db=$(bench_latency_db_floor "$backend" "$asked" "$secs")
+      if [ -n "$writer" ]; then
+        db=$(bench_batch_floor "$before" "$batched" "$secs" "${latency_db_floor%% *}")
+        shapes+="$(echo "$db" | head -n1)"$'\n'
+        db=$(echo "$db" | tail -n +2)
+      else
+        db=$(bench_latency_db_floor "$backend" "$asked" "$secs")
+      fi
       [ -n "$db" ] && dbs+="$db"$'\n'
     done
+    [ -n "$shapes" ] && shape=$(echo -n "$shapes" | python3 -c '
+import statistics, sys
+r, b = zip(*(map(float, l.split()) for l in sys.stdin if l.strip()))
+print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median(b)))')
     e=$(echo -n "$runs" | bench_latency_median)
     f=$(echo -n "$floors" | bench_latency_median)
     d=""
@@ -265,7 +307,11 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
     echo "| $backend | floor: /healthz at $asked/s, same cores (CPU 0 stolen ${f_steal} ms per run) | $f_ach | ${f50}ms ($f50r) | ${f99}ms ($f99r) | ${f999}ms ($f999r) | - | - |"
     if [ -n "$d" ]; then
       read -r d_ach d50 d99 d999 _ _ d50r d99r d999r <<<"$d"
-      echo "| $backend | database floor: the endpoint's statements straight at the database at $asked/s | $d_ach | ${d50}ms ($d50r) | ${d99}ms ($d99r) | ${d999}ms ($d999r) | - | - |"
+      if [ -n "$shape" ]; then
+        echo "| $backend | database floor: keel's batches straight at the database, one at a time (median $shape) | $d_ach | ${d50}ms ($d50r) | ${d99}ms ($d99r) | ${d999}ms ($d999r) | - | - |"
+      else
+        echo "| $backend | database floor: the endpoint's statements straight at the database at $asked/s | $d_ach | ${d50}ms ($d50r) | ${d99}ms ($d99r) | ${d999}ms ($d999r) | - | - |"
+      fi
     fi
     if [ -n "${BENCH_LATENCY_SLOW_MS:-}" ]; then
       echo "| $backend | where it went: $(python3 bench/latency_explain.py "$BENCH_DIR/stderr" "$marks" \
@@ -273,6 +319,22 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
     fi
     rm -f "$marks"
   done
+}
+
+# The baseline of the runtime lag probe: keel (and on PostgreSQL the
+# server) idle on CPU 0 for BENCH_LATENCY_IDLE_SECS (default 30), nothing
+# asked. A lag here is not keel's load: the hypervisor, the kernel or
+# keel's own timers.
+bench_latency_idle() { # backend
+  local secs="${BENCH_LATENCY_IDLE_SECS:-30}" marks stolen
+  marks=$(mktemp)
+  stolen=$(bench_steal_ms)
+  printf '%s ' "$(stat -c %s "$BENCH_DIR/stderr")" >"$marks"
+  sleep "$secs"
+  stat -c %s "$BENCH_DIR/stderr" >>"$marks"
+  echo "| $1 | keel idle for ${secs} s (CPU 0 stolen $(($(bench_steal_ms) - stolen)) ms): $(python3 \
+    bench/latency_explain.py "$BENCH_DIR/stderr" "$marks" /idle "$BENCH_LATENCY_SLOW_MS") | - | - | - | - | - | - |"
+  rm -f "$marks"
 }
 
 bench_scenario() { # backend floor
@@ -303,6 +365,9 @@ bench_scenario() { # backend floor
     fi
   elif [ ${#slow[@]} -gt 0 ]; then
     bench_relaunch_keel "${slow[@]}"
+  fi
+  if [ -n "${BENCH_LATENCY_SLOW_MS:-}" ]; then
+    bench_latency_idle "$1"
   fi
   local token user event
   token=$(curl -fs -X POST "$(bench_url accounts /auth/register)" \
@@ -339,12 +404,13 @@ bench_scenario() { # backend floor
   bench_latency_rows "$1" "usage-alerts GET /history?offset=0 (1,000 events)" read "$oha" \
     "$(bench_url usage-alerts /history?offset=0)" -H "Authorization: Bearer latency-history"
   event='{"sessionId":"big","timestamp":"2026-11-22T10:00:00Z","model":"claude","inputTokens":120,"outputTokens":80,"cacheReadTokens":10,"cacheWriteTokens":5,"costUSD":0.0021}'
-  # On PostgreSQL keel commits concurrent events in one transaction: one
-  # transaction an event (pgbench) cannot keep its rate, so it is no floor.
-  latency_db_floor="- event"
+  # On PostgreSQL keel commits concurrent events in one transaction: its
+  # floor is those transactions (the batches it committed in the run, their
+  # rate and size) one at a time, as its one writer commits them.
+  latency_db_floor="event-batch event" latency_writer="usage-alerts events"
   bench_latency_rows "$1" "usage-alerts POST /event (one user)" write "$oha" \
     "$(bench_url usage-alerts /event)" -m POST -T application/json -d "$event" -H "Authorization: Bearer latency-writer"
-  latency_db_floor="- -"
+  latency_db_floor="- -" latency_writer=""
   bench_latency_rows "$1" "channel-api GET stream.isLive" read "$oha" \
     "$(bench_url channel-api /api/trpc/stream.isLive)"
   if [ -n "$cores" ] || [ ${#slow[@]} -gt 0 ]; then bench_relaunch_keel; fi

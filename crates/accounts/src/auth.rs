@@ -88,11 +88,16 @@ async fn load(
     } else {
         None
     };
-    let found = session::Entity::find_by_id(session_id)
-        .filter(session::Column::UserId.eq(user_id))
-        .filter(sessions::live_now())
-        .find_also_related(user::Entity)
-        .one(state.db().read())
+    // A short read: on PostgreSQL outside the pool (no acquire, no test
+    // of the connection given back), as every authenticated request makes.
+    let found = state
+        .db()
+        .one_short_pair(
+            session::Entity::find_by_id(session_id)
+                .filter(session::Column::UserId.eq(user_id))
+                .filter(sessions::live_now())
+                .find_also_related(user::Entity),
+        )
         .await?;
     let Some((s, Some(u))) = found else {
         return Err(error::session_ended());

@@ -9,13 +9,21 @@
 //! A write that fails or panics fails the items of its batch, and the
 //! writer goes on with the next. On shutdown (after the listeners stopped)
 //! the writer writes what is queued and stops.
+//!
+//! Each batch is counted (`keel_batch_items`, `keel_batch_write_duration_seconds`,
+//! by writer). With slow requests timed (`KEEL_SLOW_REQUEST_MS`), a
+//! request's wait is split into the batch before its own and its own
+//! batch's write, and a batch as slow as the threshold is logged with
+//! where its time went ([`crate::http::timing::timed_batch`]).
 
 use futures::FutureExt;
 use std::future::Future;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::failure::panic_text;
 use crate::failure::{Cause, chain};
+use crate::http::timing::{self, Phase};
 use crate::tasks::Tasks;
 
 /// Why an item was not written.
@@ -63,11 +71,20 @@ impl PartialEq for SharedCause {
     }
 }
 
-type Reply<R> = oneshot::Sender<Result<R, BatchError>>;
+/// An item's result, and when its batch's write began.
+type Reply<R> = oneshot::Sender<(Result<R, BatchError>, Instant)>;
+
+/// An item as the writer gets it.
+struct Queued<T, R> {
+    item: T,
+    reply: Option<Reply<R>>,
+    /// The slow-request threshold, when the request that sent it is timed.
+    limit: Option<Duration>,
+}
 
 /// The handle callers use; cheap to clone.
 pub struct Batcher<T, R> {
-    tx: mpsc::Sender<(T, Option<Reply<R>>)>,
+    tx: mpsc::Sender<Queued<T, R>>,
 }
 
 impl<T, R> Clone for Batcher<T, R> {
@@ -91,7 +108,7 @@ impl<T: Send + 'static, R: Send + 'static> Batcher<T, R> {
         let max_batch = max_batch.max(1);
         let (tx, rx) = mpsc::channel(max_batch * 8);
         let token = tasks.token();
-        tasks.spawn(name, run(rx, token, max_batch, write));
+        tasks.spawn(name, run(rx, token, name, max_batch, write));
         Self { tx }
     }
 
@@ -118,25 +135,41 @@ impl<T: Send + 'static, R: Send + 'static> Batcher<T, R> {
     /// Writes `item` and waits for its commit.
     pub async fn submit(&self, item: T) -> Result<R, BatchError> {
         let (reply, answer) = oneshot::channel();
+        let limit = timing::limit();
+        let sent = limit.map(|_| Instant::now());
         self.tx
-            .send((item, Some(reply)))
+            .send(Queued {
+                item,
+                reply: Some(reply),
+                limit,
+            })
             .await
             .map_err(|_| BatchError::Stopped)?;
-        answer.await.map_err(|_| BatchError::Stopped)?
+        let (result, began) = answer.await.map_err(|_| BatchError::Stopped)?;
+        if let Some(sent) = sent {
+            timing::record(Phase::Queued, began.saturating_duration_since(sent));
+            timing::record(Phase::Batch, began.elapsed());
+        }
+        result
     }
 
     /// Queues `item` without waiting for it to be written.
     pub async fn enqueue(&self, item: T) -> Result<(), BatchError> {
         self.tx
-            .send((item, None))
+            .send(Queued {
+                item,
+                reply: None,
+                limit: timing::limit(),
+            })
             .await
             .map_err(|_| BatchError::Stopped)
     }
 }
 
 async fn run<T, R, F, Fut, E>(
-    mut rx: mpsc::Receiver<(T, Option<Reply<R>>)>,
+    mut rx: mpsc::Receiver<Queued<T, R>>,
     token: tokio_util::sync::CancellationToken,
+    name: &'static str,
     max: usize,
     write: F,
 ) where
@@ -163,16 +196,26 @@ async fn run<T, R, F, Fut, E>(
                 Err(_) => break,
             }
         }
-        let (items, replies): (Vec<T>, Vec<Option<Reply<R>>>) = batch.into_iter().unzip();
+        let limit = batch.iter().filter_map(|q| q.limit).min();
+        let (items, replies): (Vec<T>, Vec<Option<Reply<R>>>) =
+            batch.into_iter().map(|q| (q.item, q.reply)).unzip();
         let n = items.len();
-        let written = std::panic::AssertUnwindSafe(write(items))
-            .catch_unwind()
-            .await;
+        let began = Instant::now();
+        let written = timing::timed_batch(
+            limit,
+            name,
+            n,
+            std::panic::AssertUnwindSafe(write(items)).catch_unwind(),
+        )
+        .await;
+        metrics::histogram!("keel_batch_items", "writer" => name).record(n as f64);
+        metrics::histogram!("keel_batch_write_duration_seconds", "writer" => name)
+            .record(began.elapsed().as_secs_f64());
         match written {
             Ok(Ok(results)) if results.len() == n => {
                 for (reply, result) in replies.into_iter().zip(results) {
                     if let Some(reply) = reply {
-                        let _ = reply.send(Ok(result));
+                        let _ = reply.send((Ok(result), began));
                     }
                 }
             }
@@ -182,26 +225,26 @@ async fn run<T, R, F, Fut, E>(
                     results.len()
                 );
                 tracing::error!("{e}");
-                answer_all(replies, e.into());
+                answer_all(replies, e.into(), began);
             }
             Ok(Err(e)) => {
                 let e = e.into();
                 tracing::warn!(error = %chain(e.as_ref()), items = n, "a batched write failed");
-                answer_all(replies, e);
+                answer_all(replies, e, began);
             }
             Err(panic) => {
                 let e = format!("the batched write panicked: {}", panic_text(panic.as_ref()));
                 tracing::error!(items = n, "{e}");
-                answer_all(replies, e.into());
+                answer_all(replies, e.into(), began);
             }
         }
     }
 }
 
-fn answer_all<R>(replies: Vec<Option<Reply<R>>>, e: Cause) {
+fn answer_all<R>(replies: Vec<Option<Reply<R>>>, e: Cause, began: Instant) {
     let shared = SharedCause::new(e);
     for reply in replies.into_iter().flatten() {
-        let _ = reply.send(Err(BatchError::Write(shared.clone())));
+        let _ = reply.send((Err(BatchError::Write(shared.clone())), began));
     }
 }
 
@@ -230,6 +273,44 @@ mod tests {
         let sizes = sizes.lock().unwrap();
         assert_eq!(sizes.iter().sum::<usize>(), 20);
         assert!(sizes.iter().all(|s| *s <= 8));
+    }
+
+    #[tokio::test]
+    async fn a_timed_request_learns_how_long_it_waited_for_the_batch_before_and_its_own() {
+        let started = Arc::new(tokio::sync::Notify::new());
+        let writing = started.clone();
+        let b: Batcher<u32, u32> =
+            Batcher::start(&Tasks::new(), "test", 8, move |items: Vec<u32>| {
+                let writing = writing.clone();
+                async move {
+                    writing.notify_one();
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    Ok::<_, std::io::Error>(items)
+                }
+            });
+        let limit = Duration::from_millis(1);
+        let first = tokio::spawn({
+            let b = b.clone();
+            async move { timing::tallied(limit, b.submit(1)).await }
+        });
+        // The second arrives while the first's batch is being written.
+        started.notified().await;
+        let (second, phases) = timing::tallied(limit, b.submit(2)).await;
+        assert_eq!(second, Ok(2));
+        assert!(
+            phases[Phase::Queued as usize] > Duration::ZERO,
+            "{phases:?}"
+        );
+        assert!(
+            phases[Phase::Batch as usize] >= Duration::from_millis(20),
+            "{phases:?}"
+        );
+        let (first, phases) = first.await.unwrap();
+        assert_eq!(first, Ok(1));
+        assert!(
+            phases[Phase::Batch as usize] >= Duration::from_millis(20),
+            "{phases:?}"
+        );
     }
 
     #[tokio::test]

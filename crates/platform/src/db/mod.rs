@@ -17,6 +17,7 @@ mod idle;
 pub mod inline;
 mod pools;
 pub mod reach;
+mod short;
 pub mod short_pg;
 mod sqlite_time;
 
@@ -24,8 +25,7 @@ pub use pools::PoolFigures;
 
 use sea_orm::{
     ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
-    EntityTrait, QuerySelect, QueryTrait, Select, SqliteTransactionMode, TransactionOptions,
-    TransactionTrait, TryIntoModel,
+    SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
@@ -151,104 +151,6 @@ impl Db {
         &self.reader
     }
 
-    /// `select.all(db.read())`, for a read the caller knows to be short (an
-    /// indexed lookup, a limited page): on SQLite it runs at once on this
-    /// thread (see [`inline`]), on PostgreSQL on a connection outside the
-    /// pool (see [`short_pg`]), else through the pool.
-    pub async fn all_short<E>(&self, select: Select<E>) -> Result<Vec<E::Model>, DbErr>
-    where
-        E: EntityTrait,
-        E::ActiveModel: TryIntoModel<E::Model>,
-    {
-        match self.try_short(&select).await {
-            Ok(models) => Ok(models),
-            Err(_) => select.all(&self.reader).await,
-        }
-    }
-
-    /// This backend's short read of `select`: inline on SQLite, outside the
-    /// pool on PostgreSQL; or why it was not done.
-    async fn try_short<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
-    where
-        E: EntityTrait,
-        E::ActiveModel: TryIntoModel<E::Model>,
-    {
-        let traced = otel::enabled();
-        let started = (traced || timing::timing()).then(std::time::Instant::now);
-        let (read, backend) = if self.short.is_some() {
-            (self.try_short_pg(select).await, DbBackend::Postgres)
-        } else {
-            (self.try_inline(select), DbBackend::Sqlite)
-        };
-        if let Some(started) = started {
-            short_read_done::<E>(backend, started.elapsed(), traced && read.is_ok());
-        }
-        read
-    }
-
-    /// The models `select` reads on a short-read connection, or why they
-    /// were not. Public for tests that check a hot read is served there.
-    pub async fn try_short_pg<E: EntityTrait>(
-        &self,
-        select: &Select<E>,
-    ) -> Result<Vec<E::Model>, inline::Miss> {
-        let Some(short) = &self.short else {
-            return Err(inline::Miss::Off);
-        };
-        counted(
-            short.all::<E>(select.build(DbBackend::Postgres)).await,
-            "short",
-        )
-    }
-
-    /// `select.one(db.read())`, as [`Db::all_short`].
-    pub async fn one_short<E>(&self, select: Select<E>) -> Result<Option<E::Model>, DbErr>
-    where
-        E: EntityTrait,
-        E::ActiveModel: TryIntoModel<E::Model>,
-    {
-        let select = select.limit(1);
-        match self.try_short(&select).await {
-            Ok(models) => Ok(models.into_iter().next()),
-            Err(_) => select.one(&self.reader).await,
-        }
-    }
-
-    /// Runs `select` inline and hands each row (columns in the entity's
-    /// order: `Column::X as usize`) to `each`, or says why it did not; the
-    /// caller then reads through the pool. For callers that write a
-    /// response straight from the rows.
-    pub fn try_inline_rows<E: EntityTrait>(
-        &self,
-        select: &Select<E>,
-        each: impl FnMut(&inline::InlineRow<'_>) -> Result<(), inline::Miss>,
-    ) -> Result<(), inline::Miss> {
-        let Some(reads) = &self.inline else {
-            return Err(inline::Miss::Off);
-        };
-        let traced = otel::enabled();
-        let started = (traced || timing::timing()).then(std::time::Instant::now);
-        let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
-        if let Some(started) = started {
-            short_read_done::<E>(DbBackend::Sqlite, started.elapsed(), traced && read.is_ok());
-        }
-        read
-    }
-
-    /// The models `select` reads, read inline, or why they were not (the
-    /// `*_short` reads then go through the pool). Public for tests that
-    /// check a hot read is served inline.
-    pub fn try_inline<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
-    where
-        E: EntityTrait,
-        E::ActiveModel: TryIntoModel<E::Model>,
-    {
-        let Some(reads) = &self.inline else {
-            return Err(inline::Miss::Off);
-        };
-        count(reads.all::<E>(&select.build(DbBackend::Sqlite)))
-    }
-
     /// For statements that write outside a transaction.
     pub fn write(&self) -> &DatabaseConnection {
         &self.writer
@@ -371,17 +273,6 @@ fn timed_statements(mut conn: DatabaseConnection) -> DatabaseConnection {
         otel::spans::statement(system, &info.statement.sql, info.elapsed, info.failed);
     });
     conn
-}
-
-/// A short read (inline on SQLite, outside the pool on PostgreSQL) of `E`
-/// that took `took`: counted to the request when it is timed, and a
-/// statement span when `traced` (SeaORM's callback sees none of these).
-fn short_read_done<E: EntityTrait>(backend: DbBackend, took: Duration, traced: bool) {
-    timing::record(Phase::Db, took);
-    if traced {
-        let table = E::default().table_name().to_owned();
-        otel::spans::record_statement(system_name(backend), "SELECT", Some(table), took, false);
-    }
 }
 
 /// The OpenTelemetry name of a backend (`db.system.name`).

@@ -26,7 +26,7 @@ use std::time::Duration;
 use sea_orm::sea_query::Values;
 use sea_orm::sqlx::postgres::{PgConnectOptions, PgConnection};
 use sea_orm::sqlx::{self, ConnectOptions, Connection};
-use sea_orm::{EntityTrait, FromQueryResult, QueryResult, Statement};
+use sea_orm::{QueryResult, SelectorTrait, Statement};
 use sea_query_sqlx::SqlxValues;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -94,10 +94,12 @@ impl ShortReads {
         Ok((conn, slot))
     }
 
-    /// The models `stmt` (a PostgreSQL select of `E`) reads. The connection
-    /// goes back to the idle list only once its read completed; on an
-    /// error, or when this future is dropped half-way, it is closed.
-    pub async fn all<E: EntityTrait>(&self, stmt: Statement) -> Result<Vec<E::Model>, Miss> {
+    /// What `stmt` (a PostgreSQL select) reads, each row decoded as SeaORM
+    /// decodes it for the selector `S` (one model, or a model and its
+    /// related one). The connection goes back to the idle list only once
+    /// its read completed; on an error, or when this future is dropped
+    /// half-way, it is closed.
+    pub async fn all<S: SelectorTrait>(&self, stmt: Statement) -> Result<Vec<S::Item>, Miss> {
         let (mut conn, _slot) = self.take().await?;
         let values = SqlxValues(stmt.values.unwrap_or(Values(Vec::new())));
         let rows = sqlx::query_with(sqlx::AssertSqlSafe(stmt.sql.as_str()), values)
@@ -107,7 +109,7 @@ impl ShortReads {
         self.idle.put(conn);
         rows.into_iter()
             .map(|row| {
-                E::Model::from_query_result(&QueryResult::from(row), "").map_err(|e| Miss::Decode {
+                S::from_raw_query_result(QueryResult::from(row)).map_err(|e| Miss::Decode {
                     column: String::new(),
                     why: e.to_string(),
                 })

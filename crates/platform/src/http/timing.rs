@@ -14,7 +14,8 @@
 //! and, overlapping those, the phases the platform and the services time on
 //! their own ([`Phase`]): authentication, cache calls, database statements
 //! (pooled and short reads; the pool's acquire counts as `wait`), outbound
-//! calls. `write` is the time from the handler's answer to the end of its
+//! calls, and for a write handed to a group commit ([`crate::batch`]) the
+//! wait for the batch before it and its own batch's write. `write` is the time from the handler's answer to the end of its
 //! body. A request slower than the threshold is logged at WARN with these,
 //! its route, status and request id.
 //!
@@ -22,6 +23,9 @@
 //! socket while every thread is busy) is outside any request; the runtime
 //! lag probe ([`lag_probe`]) shows it: a timer that should fire every 10 ms,
 //! whose lateness is the time a task ready to run could not.
+//!
+//! A group commit's batch is timed the same way when a timed request is in
+//! it ([`timed_batch`]), and logged as `slow batch` past the threshold.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -42,9 +46,13 @@ pub enum Phase {
     Cache,
     Db,
     Outbound,
+    /// Handed to a group commit, waiting for the batch before it.
+    Queued,
+    /// Its own batch being written (every statement of it, and the commit).
+    Batch,
 }
 
-const PHASES: usize = 4;
+const PHASES: usize = 6;
 
 #[derive(Default, Clone, Copy)]
 struct Tally {
@@ -52,7 +60,20 @@ struct Tally {
     count: u32,
 }
 
-type Record = Arc<Mutex<[Tally; PHASES]>>;
+/// What a timed request (or batch) has tallied, and its threshold.
+struct Timed {
+    limit: Duration,
+    tallies: Mutex<[Tally; PHASES]>,
+}
+
+type Record = Arc<Timed>;
+
+fn record_for(limit: Duration) -> Record {
+    Arc::new(Timed {
+        limit,
+        tallies: Mutex::new([Tally::default(); PHASES]),
+    })
+}
 
 tokio::task_local! {
     static CURRENT: Record;
@@ -62,7 +83,7 @@ tokio::task_local! {
 /// timed.
 pub fn record(phase: Phase, took: Duration) {
     let _ = CURRENT.try_with(|r| {
-        let mut r = r.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut r = r.tallies.lock().unwrap_or_else(PoisonError::into_inner);
         let t = &mut r[phase as usize];
         t.time += took;
         t.count += 1;
@@ -72,6 +93,11 @@ pub fn record(phase: Phase, took: Duration) {
 /// Whether the request this task serves is timed.
 pub fn timing() -> bool {
     CURRENT.try_with(|_| ()).is_ok()
+}
+
+/// The slow-request threshold, when the request this task serves is timed.
+pub fn limit() -> Option<Duration> {
+    CURRENT.try_with(|r| r.limit).ok()
 }
 
 /// Runs `fut`, its time counted to `phase` when the request is timed.
@@ -96,7 +122,7 @@ pub async fn slow_requests(
     };
     let started = Instant::now();
     let about = About::of(&req);
-    let record = Record::default();
+    let record = record_for(limit);
     let (resp, polls) = Watched::new(CURRENT.scope(record.clone(), next.run(req))).await;
     let answered = Instant::now();
     let status = resp.status().as_u16();
@@ -240,8 +266,11 @@ impl Report {
         if total < self.limit {
             return;
         }
-        let phases = *self.record.lock().unwrap_or_else(PoisonError::into_inner);
-        let ms = |d: Duration| (d.as_secs_f64() * 1000.0 * 100.0).round() / 100.0;
+        let phases = *self
+            .record
+            .tallies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let p = |phase: Phase| phases[phase as usize];
         let handled = self.answered.duration_since(self.started);
         let wait = handled.saturating_sub(self.polls.run + self.polls.ready);
@@ -263,9 +292,66 @@ impl Report {
             db_ms = ms(p(Phase::Db).time),
             db_statements = p(Phase::Db).count,
             outbound_ms = ms(p(Phase::Outbound).time),
+            queued_ms = ms(p(Phase::Queued).time),
+            batch_ms = ms(p(Phase::Batch).time),
             "slow request"
         );
     }
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0 * 100.0).round() / 100.0
+}
+
+/// Runs `fut` as a request timed with `limit`; what each phase tallied.
+#[cfg(test)]
+pub(crate) async fn tallied<F: Future>(limit: Duration, fut: F) -> (F::Output, [Duration; PHASES]) {
+    let record = record_for(limit);
+    let out = CURRENT.scope(record.clone(), fut).await;
+    let tallies = *record
+        .tallies
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    (out, tallies.map(|t| t.time))
+}
+
+/// Runs a group commit's write of `items` items for `writer`; when `limit`
+/// is set (a timed request is in the batch) it is timed as a request is,
+/// its statements included, and logged as `slow batch` when it took
+/// `limit` or more.
+pub async fn timed_batch<F: Future>(
+    limit: Option<Duration>,
+    writer: &'static str,
+    items: usize,
+    fut: F,
+) -> F::Output {
+    let Some(limit) = limit else {
+        return fut.await;
+    };
+    let started = Instant::now();
+    let record = record_for(limit);
+    let (out, polls) = Watched::new(CURRENT.scope(record.clone(), fut)).await;
+    let total = started.elapsed();
+    if total >= limit {
+        let db = record
+            .tallies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)[Phase::Db as usize];
+        tracing::warn!(
+            writer,
+            items,
+            total_ms = ms(total),
+            run_ms = ms(polls.run),
+            longest_poll_ms = ms(polls.longest),
+            polls = polls.count,
+            ready_ms = ms(polls.ready),
+            wait_ms = ms(total.saturating_sub(polls.run + polls.ready)),
+            db_ms = ms(db.time),
+            db_statements = db.count,
+            "slow batch"
+        );
+    }
+    out
 }
 
 /// The answer's body, reporting when it has gone out (or was dropped).

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use keel_platform::db::inline::Miss;
 use keel_platform::sea_orm::entity::prelude::*;
-use keel_platform::sea_orm::{ConnectionTrait, QuerySelect, Statement};
+use keel_platform::sea_orm::{ConnectionTrait, JoinType, QuerySelect, RelationDef, Statement};
 use keel_testkit::TestPlatform;
 
 use crate::inline::{create_things, selects, thing, with_json};
@@ -44,6 +44,34 @@ async fn a_short_read_on_postgresql_gives_the_models_the_pool_gives() {
         db.try_short_pg(&json).await.unwrap(),
         json.all(db.read()).await.unwrap()
     );
+}
+
+#[tokio::test]
+async fn a_short_read_of_a_row_and_its_related_row_gives_what_the_pool_gives() {
+    let Some((p, _)) = postgres_with_things(&[]).await else {
+        return;
+    };
+    let db = &p.platform.db;
+    db.write()
+        .execute_unprepared(r#"INSERT INTO inline_json (id, doc) VALUES ('t07', '{"n": 7}')"#)
+        .await
+        .unwrap();
+    let related: RelationDef = thing::Entity::belongs_to(with_json::Entity)
+        .from(thing::Column::Id)
+        .to(with_json::Column::Id)
+        .into();
+    let pair = |id: &str| {
+        thing::Entity::find_by_id(id.to_owned())
+            .select_also(with_json::Entity)
+            .join(JoinType::LeftJoin, related.clone())
+    };
+    // With its related row, without one, and no row at all.
+    for id in ["t07", "t08", "none"] {
+        let short = db.one_short_pair(pair(id)).await.unwrap();
+        assert_eq!(short, pair(id).one(db.read()).await.unwrap(), "{id}");
+        assert_eq!(short.is_some(), id != "none");
+        assert_eq!(short.and_then(|(_, j)| j).is_some(), id == "t07");
+    }
 }
 
 #[tokio::test]

@@ -1,0 +1,163 @@
+//! Short reads: an indexed lookup or a limited page, read without the
+//! pool where that is cheaper (inline on SQLite, on connections of their
+//! own on PostgreSQL), else through the pool.
+
+use std::time::{Duration, Instant};
+
+use sea_orm::{
+    DbBackend, DbErr, EntityTrait, QuerySelect, QueryTrait, Select, SelectModel, SelectTwo,
+    SelectTwoModel, TryIntoModel,
+};
+
+use super::{Db, count, counted, inline, system_name};
+use crate::http::timing::{self, Phase};
+use crate::telemetry::otel;
+
+impl Db {
+    /// `select.all(db.read())`, for a read the caller knows to be short (an
+    /// indexed lookup, a limited page): on SQLite it runs at once on this
+    /// thread (see [`super::inline`]), on PostgreSQL on a connection outside the
+    /// pool (see [`super::short_pg`]), else through the pool.
+    pub async fn all_short<E>(&self, select: Select<E>) -> Result<Vec<E::Model>, DbErr>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        match self.try_short(&select).await {
+            Ok(models) => Ok(models),
+            Err(_) => select.all(&self.reader).await,
+        }
+    }
+
+    /// This backend's short read of `select`: inline on SQLite, outside the
+    /// pool on PostgreSQL; or why it was not done.
+    async fn try_short<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        let traced = otel::enabled();
+        let started = (traced || timing::timing()).then(Instant::now);
+        let (read, backend) = if self.short.is_some() {
+            (self.try_short_pg(select).await, DbBackend::Postgres)
+        } else {
+            (self.try_inline(select), DbBackend::Sqlite)
+        };
+        if let Some(started) = started {
+            short_read_done::<E>(backend, started.elapsed(), traced && read.is_ok());
+        }
+        read
+    }
+
+    /// The models `select` reads on a short-read connection, or why they
+    /// were not. Public for tests that check a hot read is served there.
+    pub async fn try_short_pg<E: EntityTrait>(
+        &self,
+        select: &Select<E>,
+    ) -> Result<Vec<E::Model>, inline::Miss> {
+        let Some(short) = &self.short else {
+            return Err(inline::Miss::Off);
+        };
+        counted(
+            short
+                .all::<SelectModel<E::Model>>(select.build(DbBackend::Postgres))
+                .await,
+            "short",
+        )
+    }
+
+    /// `select.one(db.read())`, as [`Db::all_short`].
+    pub async fn one_short<E>(&self, select: Select<E>) -> Result<Option<E::Model>, DbErr>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        let select = select.limit(1);
+        match self.try_short(&select).await {
+            Ok(models) => Ok(models.into_iter().next()),
+            Err(_) => select.one(&self.reader).await,
+        }
+    }
+
+    /// Runs `select` inline and hands each row (columns in the entity's
+    /// order: `Column::X as usize`) to `each`, or says why it did not; the
+    /// caller then reads through the pool. For callers that write a
+    /// response straight from the rows.
+    pub fn try_inline_rows<E: EntityTrait>(
+        &self,
+        select: &Select<E>,
+        each: impl FnMut(&inline::InlineRow<'_>) -> Result<(), inline::Miss>,
+    ) -> Result<(), inline::Miss> {
+        let Some(reads) = &self.inline else {
+            return Err(inline::Miss::Off);
+        };
+        let traced = otel::enabled();
+        let started = (traced || timing::timing()).then(Instant::now);
+        let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
+        if let Some(started) = started {
+            short_read_done::<E>(DbBackend::Sqlite, started.elapsed(), traced && read.is_ok());
+        }
+        read
+    }
+
+    /// The models `select` reads, read inline, or why they were not (the
+    /// `*_short` reads then go through the pool). Public for tests that
+    /// check a hot read is served inline.
+    pub fn try_inline<E>(&self, select: &Select<E>) -> Result<Vec<E::Model>, inline::Miss>
+    where
+        E: EntityTrait,
+        E::ActiveModel: TryIntoModel<E::Model>,
+    {
+        let Some(reads) = &self.inline else {
+            return Err(inline::Miss::Off);
+        };
+        count(reads.all::<E>(&select.build(DbBackend::Sqlite)))
+    }
+
+    /// `select.one(db.read())` for a short read of a row and its related
+    /// row (`find_also_related`, a join): on PostgreSQL on a connection
+    /// outside the pool (see [`super::short_pg`]), as [`Db::one_short`]; on SQLite
+    /// through the pool (the inline reads decode one entity's columns).
+    pub async fn one_short_pair<E, F>(
+        &self,
+        select: SelectTwo<E, F>,
+    ) -> Result<Option<(E::Model, Option<F::Model>)>, DbErr>
+    where
+        E: EntityTrait,
+        F: EntityTrait,
+    {
+        let select = select.limit(1);
+        if let Some(short) = &self.short {
+            let traced = otel::enabled();
+            let started = (traced || timing::timing()).then(Instant::now);
+            let read = counted(
+                short
+                    .all::<SelectTwoModel<E::Model, F::Model>>(select.build(DbBackend::Postgres))
+                    .await,
+                "short",
+            );
+            if let Some(started) = started {
+                short_read_done::<E>(
+                    DbBackend::Postgres,
+                    started.elapsed(),
+                    traced && read.is_ok(),
+                );
+            }
+            if let Ok(rows) = read {
+                return Ok(rows.into_iter().next());
+            }
+        }
+        select.one(&self.reader).await
+    }
+}
+
+/// A short read (inline on SQLite, outside the pool on PostgreSQL) of `E`
+/// that took `took`: counted to the request when it is timed, and a
+/// statement span when `traced` (SeaORM's callback sees none of these).
+fn short_read_done<E: EntityTrait>(backend: DbBackend, took: Duration, traced: bool) {
+    timing::record(Phase::Db, took);
+    if traced {
+        let table = E::default().table_name().to_owned();
+        otel::spans::record_statement(system_name(backend), "SELECT", Some(table), took, false);
+    }
+}
