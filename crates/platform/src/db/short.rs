@@ -36,16 +36,13 @@ impl Db {
         E: EntityTrait,
         E::ActiveModel: TryIntoModel<E::Model>,
     {
-        let traced = otel::enabled();
-        let started = (traced || timing::timing()).then(Instant::now);
+        let timer = ShortTimer::start();
         let (read, backend) = if self.short.is_some() {
             (self.try_short_pg(select).await, DbBackend::Postgres)
         } else {
             (self.try_inline(select), DbBackend::Sqlite)
         };
-        if let Some(started) = started {
-            short_read_done::<E>(backend, started.elapsed(), traced && read.is_ok());
-        }
+        timer.done::<E>(backend, read.is_ok());
         read
     }
 
@@ -91,12 +88,9 @@ impl Db {
         let Some(reads) = &self.inline else {
             return Err(inline::Miss::Off);
         };
-        let traced = otel::enabled();
-        let started = (traced || timing::timing()).then(Instant::now);
+        let timer = ShortTimer::start();
         let read = count(reads.rows::<E>(&select.build(DbBackend::Sqlite), each));
-        if let Some(started) = started {
-            short_read_done::<E>(DbBackend::Sqlite, started.elapsed(), traced && read.is_ok());
-        }
+        timer.done::<E>(DbBackend::Sqlite, read.is_ok());
         read
     }
 
@@ -128,26 +122,40 @@ impl Db {
     {
         let select = select.limit(1);
         if let Some(short) = &self.short {
-            let traced = otel::enabled();
-            let started = (traced || timing::timing()).then(Instant::now);
+            let timer = ShortTimer::start();
+            let stmt = select.build(DbBackend::Postgres);
             let read = counted(
-                short
-                    .all::<SelectTwoModel<E::Model, F::Model>>(select.build(DbBackend::Postgres))
-                    .await,
+                short.all::<SelectTwoModel<E::Model, F::Model>>(stmt).await,
                 "short",
             );
-            if let Some(started) = started {
-                short_read_done::<E>(
-                    DbBackend::Postgres,
-                    started.elapsed(),
-                    traced && read.is_ok(),
-                );
-            }
+            timer.done::<E>(DbBackend::Postgres, read.is_ok());
             if let Ok(rows) = read {
                 return Ok(rows.into_iter().next());
             }
         }
         select.one(&self.reader).await
+    }
+}
+
+/// Times a short read when requests are timed or traces are on (its
+/// statement span then), else nothing.
+struct ShortTimer {
+    started: Option<Instant>,
+    traced: bool,
+}
+
+impl ShortTimer {
+    fn start() -> Self {
+        let traced = otel::enabled();
+        let started = (traced || timing::timing()).then(Instant::now);
+        Self { started, traced }
+    }
+
+    /// The read of `E` is over (`ok` when it was served).
+    fn done<E: EntityTrait>(self, backend: DbBackend, ok: bool) {
+        if let Some(started) = self.started {
+            short_read_done::<E>(backend, started.elapsed(), self.traced && ok);
+        }
     }
 }
 
