@@ -127,7 +127,7 @@ fn background_tasks(platform: &Platform) -> Tasks {
     if let Some(limit) = platform.config.http.slow_request {
         tasks.spawn(
             "runtime lag probe",
-            keel_platform::http::timing::lag_probe(limit, tasks.token()),
+            keel_platform::http::lag::probe(limit, tasks.token()),
         );
     }
     tasks

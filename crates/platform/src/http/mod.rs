@@ -11,6 +11,7 @@ mod extractors;
 pub mod health;
 pub mod input;
 pub mod json;
+pub mod lag;
 mod layers;
 pub mod openapi;
 pub mod patterns;
