@@ -19,10 +19,8 @@
 //! body. A request slower than the threshold is logged at WARN with these,
 //! its route, status and request id.
 //!
-//! What happens before the service is called (the bytes waiting in the
-//! socket while every thread is busy) is outside any request; the runtime
-//! lag probe ([`super::lag::probe`]) shows it: a timer that should fire every 10 ms,
-//! whose lateness is the time a task ready to run could not.
+//! What happens before the service is called is outside any request; the
+//! runtime lag probe ([`super::lag::probe`]) shows it.
 //!
 //! A group commit's batch is timed the same way when a timed request is in
 //! it ([`timed_batch`]), and logged as `slow batch` past the threshold.
