@@ -40,6 +40,13 @@
 #    ready for a thread, waiting outside, the database, writing) and how
 #    often the runtime ran a ready task N ms late (bench/latency_explain.py),
 #    and before the rows a line gives the same probe with keel idle.
+# 6. Every run also gives how busy CPU 0 and CPU 1 were (/proc/stat). A
+#    stall of s ms on a core busy a fraction u of the time takes about
+#    s/(1-u) to drain: an 80 % row's tail follows its core's load. Before
+#    the rows, the load floor (/healthz at 80 % of its own sustainable
+#    rate; BENCH_LATENCY_LOAD_FLOOR=0 skips it); after an 80 % row that
+#    missed with both floors under the goal, /healthz at the rate that
+#    keeps CPU 0 as busy as the row did (bench_latency_same_load).
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
@@ -104,7 +111,7 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
     same=""
     if [ "$pct" = 80 ] && [[ $goal == *MISSED ]] && [ -n "${load_floor:-}" ]; then
       same=$(bench_latency_same_load "$backend" "$oha" "$healthz" "$e" "$f")
-      goal+=$(echo "$same" | tail -n1)
+      goal+=$(echo "$same" | sed -n 2p)
     fi
     read -r e_ach e50 e99 e999 e_ok e_steal e_cpu0 e_cpu1 e50r e99r e999r <<<"$e"
     read -r f_ach f50 f99 f999 _ f_steal f_cpu0 f_cpu1 f50r f99r f999r <<<"$f"
