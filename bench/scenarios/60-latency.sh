@@ -44,9 +44,9 @@
 #    stall of s ms on a core busy a fraction u of the time takes about
 #    s/(1-u) to drain: an 80 % row's tail follows its core's load. Before
 #    the rows, the load floor (/healthz at 80 % of its own sustainable
-#    rate; BENCH_LATENCY_LOAD_FLOOR=0 skips it); after an 80 % row that
-#    missed with both floors under the goal, /healthz at the rate that
-#    keeps CPU 0 as busy as the row did (bench_latency_same_load).
+#    rate; BENCH_LATENCY_LOAD_FLOOR=0 skips it); after a row that missed
+#    with its floors under the goal, /healthz at the rate that keeps CPU 0
+#    as busy as the row did (bench_latency_same_load).
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
@@ -109,8 +109,8 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
     [ -n "$dbs" ] && d=$(echo -n "$dbs" | bench_latency_median)
     goal=$(bench_latency_goal "$kind" "$pct" "$e" "$f" "${d:-0 0 0 0}")
     same=""
-    if [ "$pct" = 80 ] && [[ $goal == *MISSED ]] && [ -n "${load_floor:-}" ]; then
-      same=$(bench_latency_same_load "$backend" "$oha" "$healthz" "$e" "$f")
+    if [[ $goal == *MISSED ]] && [ -n "${load_floor:-}" ]; then
+      same=$(bench_latency_same_load "$backend" "$oha" "$healthz" "$e" "$f" "$kind" "$pct")
       goal+=$(echo "$same" | sed -n 2p)
     fi
     read -r e_ach e50 e99 e999 e_ok e_steal e_cpu0 e_cpu1 e50r e99r e999r <<<"$e"
@@ -152,15 +152,16 @@ bench_latency_load_floor() { # backend oha
   load_floor="$ach $cpu0 $rate"
 }
 
-# An 80 % row that missed with both floors under the goal: the floor at
-# the same load. A stall of s ms on a core busy a fraction u of the time
+# A row that missed with its floors under the goal: the floor at the same
+# load. A stall of s ms on a core busy a fraction u of the time
 # takes about s/(1-u) to drain, so the tail at a given load is the
 # machine's stalls times that, whatever the endpoint. /healthz is run at
 # the rate that keeps CPU 0 as busy as the row's runs did (from the two
 # /healthz runs already made), BENCH_LATENCY_REPS times. Prints its row,
 # then the verdict's addition (empty unless that floor, with CPU 0 at
-# most 2 points busier than the row had it, is over the goal too).
-bench_latency_same_load() { # backend oha healthz-url e f
+# most 2 points busier than the row had it, is over the row's absolute
+# goal too: p99 5 or 15 ms at 50 %, p99.9 25 ms at 80 %).
+bench_latency_same_load() { # backend oha healthz-url e f read|write pct
   local rate runs="" i m ach p50 p99 p999 stolen cpu0 cpu1 r50 r99 r999
   rate=$(bench_latency_same_load_rate "$4" "$5" "$load_floor" "${load_floor##* }")
   for i in $(seq "${BENCH_LATENCY_REPS:-3}"); do
@@ -169,8 +170,11 @@ bench_latency_same_load() { # backend oha healthz-url e f
   m=$(echo -n "$runs" | bench_latency_median)
   read -r ach p50 p99 p999 _ stolen cpu0 cpu1 r50 r99 r999 <<<"$m"
   echo "| $1 | floor at the same load: /healthz at $rate/s, CPU 0 as busy as the row's runs (CPU 0 $cpu0 % busy and $stolen ms stolen per run, CPU 1 $cpu1 % busy) | $ach | ${p50}ms ($r50) | ${p99}ms ($r99) | ${p999}ms ($r999) | - | - |"
-  echo "$4 $p999 $cpu0" | awk '{ if ($NF - 2 <= $7 && $(NF - 1) > 25)
-    printf " (floor at the same load over: /healthz at CPU 0 %d %% busy, p99.9 %.2f)", $NF, $(NF - 1) }'
+  awk -v e="$4" -v k="$6" -v p="$7" -v p99="$p99" -v p999="$p999" -v busy="$cpu0" 'BEGIN {
+    split(e, a, " ")
+    if (p == 50) { q = "p99"; v = p99; lim = (k == "read") ? 5 : 15 } else { q = "p99.9"; v = p999; lim = 25 }
+    if (busy - 2 <= a[7] && v > lim)
+      printf " (floor at the same load over: /healthz at CPU 0 %d %% busy, %s %.2f)", busy, q, v }'
 }
 
 # The baseline of the runtime lag probe: keel (and on PostgreSQL the
