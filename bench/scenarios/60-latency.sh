@@ -159,8 +159,10 @@ bench_latency_load_floor() { # backend oha
 # the rate that keeps CPU 0 as busy as the row's runs did (from the two
 # /healthz runs already made), BENCH_LATENCY_REPS times. Prints its row,
 # then the verdict's addition (empty unless that floor, with CPU 0 at
-# most 2 points busier than the row had it, is over the row's absolute
-# goal too: p99 5 or 15 ms at 50 %, p99.9 25 ms at 80 %).
+# most 2 points busier than the row had it, accounts for the miss: at
+# 80 % its p99.9 over 25 ms too; at 50 %, its p99 over the row's limit
+# where the row's was, and the row's within 3x of it where the row was
+# not within 3x of the floor at its rate).
 bench_latency_same_load() { # backend oha healthz-url e f read|write pct
   local rate runs="" i m ach p50 p99 p999 stolen cpu0 cpu1 r50 r99 r999
   rate=$(bench_latency_same_load_rate "$4" "$5" "$load_floor" "${load_floor##* }")
@@ -170,11 +172,20 @@ bench_latency_same_load() { # backend oha healthz-url e f read|write pct
   m=$(echo -n "$runs" | bench_latency_median)
   read -r ach p50 p99 p999 _ stolen cpu0 cpu1 r50 r99 r999 <<<"$m"
   echo "| $1 | floor at the same load: /healthz at $rate/s, CPU 0 as busy as the row's runs (CPU 0 $cpu0 % busy and $stolen ms stolen per run, CPU 1 $cpu1 % busy) | $ach | ${p50}ms ($r50) | ${p99}ms ($r99) | ${p999}ms ($r999) | - | - |"
-  awk -v e="$4" -v k="$6" -v p="$7" -v p99="$p99" -v p999="$p999" -v busy="$cpu0" 'BEGIN {
-    split(e, a, " ")
-    if (p == 50) { q = "p99"; v = p99; lim = (k == "read") ? 5 : 15 } else { q = "p99.9"; v = p999; lim = 25 }
-    if (busy - 2 <= a[7] && v > lim)
-      printf " (floor at the same load over: /healthz at CPU 0 %d %% busy, %s %.2f)", busy, q, v }'
+  awk -v e="$4" -v f="$5" -v k="$6" -v p="$7" -v p99="$p99" -v p999="$p999" -v busy="$cpu0" 'BEGIN {
+    split(e, a, " "); split(f, b, " ")
+    if (busy - 2 > a[7]) exit
+    if (p == 80) {
+      if (p999 > 25) printf " (floor at the same load over: /healthz at CPU 0 %d %% busy, p99.9 %.2f)", busy, p999
+      exit
+    }
+    # At 50 %: each part of the goal the row missed, the floor at its load
+    # misses too (the absolute p99) or keeps the row within 3x (the ratio).
+    lim = (k == "read") ? 5 : 15
+    if (a[3] > lim && p99 <= lim) exit
+    if (a[3] > 3 * b[3] && a[3] > 3 * p99) exit
+    if (a[3] > lim) printf " (floor at the same load over: /healthz at CPU 0 %d %% busy, p99 %.2f)", busy, p99
+    else printf " (within 3x the floor at the same load: /healthz at CPU 0 %d %% busy, p99 %.2f)", busy, p99 }'
 }
 
 # The baseline of the runtime lag probe: keel (and on PostgreSQL the
