@@ -149,6 +149,15 @@ impl Svc {
             .unwrap()
     }
 
+    /// GET /send/{id}'s `progress` equals a recount of its messages, read
+    /// once the jobs due now have run: a sent batch's receipt check (due at
+    /// once in these tests) moves the counts after the send reads `sent`.
+    pub async fn assert_progress_recounts(&self, admin: &Admin, id: &str) {
+        self.app.jobs_settled().await;
+        let view = self.send_view(admin, id).await;
+        assert_eq!(view.body["progress"], self.recount(id).await);
+    }
+
     /// The send's messages counted one by one, shaped as GET /send/{id}'s
     /// `progress` (which reads the counts the send keeps).
     pub async fn recount(&self, send_id: &str) -> Value {
