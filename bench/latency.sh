@@ -244,12 +244,31 @@ bench_latency_goal() { # read|write pct e f d
 
 # The rate at which /healthz keeps CPU 0 as busy as the endpoint's runs
 # did (E's 7th field), by the line through two /healthz runs: the floor at
-# the row's rate (F) and the load floor (L, "achieved cpu0%"); at most the
-# load floor's sustainable rate (MAX).
-bench_latency_same_load_rate() { # e f l max
-  awk -v e="$1" -v f="$2" -v l="$3" -v max="$4" 'BEGIN {
-    split(e, a, " "); split(f, b, " "); split(l, c, " ")
+# the row's rate (F) and the load floor (L, "achieved cpu0% sustainable");
+# at most the load floor's sustainable rate.
+bench_latency_same_load_rate() { # e f l
+  awk -v e="$1" -v f="$2" -v l="$3" 'BEGIN {
+    split(e, a, " "); split(f, b, " "); split(l, c, " "); max = c[3]
     per = (c[2] - b[7]) / (c[1] - b[1] + !(c[1] - b[1]))
     rate = (per > 0) ? b[1] + (a[7] - b[7]) / per : max
     printf "%.0f", (rate > max) ? max : (rate < b[1]) ? b[1] : rate }'
+}
+
+# BENCH_LATENCY_REPS fixed-rate runs of one URL, their median (as
+# bench_latency_median).
+bench_latency_reps() { # oha rate url [oha args...]
+  local oha=$1 rate=$2 runs="" i
+  shift 2
+  for i in $(seq "${BENCH_LATENCY_REPS:-3}"); do
+    runs+="$(bench_latency_run "$oha" "${BENCH_LATENCY_SECS:-10}" "$rate" "$@")"$'\n'
+  done
+  echo -n "$runs" | bench_latency_median
+}
+
+# A floor's row from its median (a bench_latency_median line): LABEL, then
+# the cores' busy time and the steal, then the percentiles with spreads.
+bench_latency_floor_row() { # backend label median
+  local ach p50 p99 p999 stolen cpu0 cpu1 r50 r99 r999
+  read -r ach p50 p99 p999 _ stolen cpu0 cpu1 r50 r99 r999 <<<"$3"
+  echo "| $1 | $2 (CPU 0 $cpu0 % busy and $stolen ms stolen per run, CPU 1 $cpu1 % busy) | $ach | ${p50}ms ($r50) | ${p99}ms ($r99) | ${p999}ms ($r999) | - | - |"
 }

@@ -114,9 +114,8 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
       goal+=$(echo "$same" | sed -n 2p)
     fi
     read -r e_ach e50 e99 e999 e_ok e_steal e_cpu0 e_cpu1 e50r e99r e999r <<<"$e"
-    read -r f_ach f50 f99 f999 _ f_steal f_cpu0 f_cpu1 f50r f99r f999r <<<"$f"
     echo "| $backend | $label at $pct % ($asked/s asked, median of $reps, ${e_ok} % 2xx, CPU 0 ${e_cpu0} % busy and ${e_steal} ms stolen per run, CPU 1 ${e_cpu1} % busy) | $e_ach | ${e50}ms ($e50r) | ${e99}ms ($e99r) | ${e999}ms ($e999r) | $goal | $(bench_peak_rss) |"
-    echo "| $backend | floor: /healthz at $asked/s, same cores (CPU 0 ${f_cpu0} % busy and ${f_steal} ms stolen per run, CPU 1 ${f_cpu1} % busy) | $f_ach | ${f50}ms ($f50r) | ${f99}ms ($f99r) | ${f999}ms ($f999r) | - | - |"
+    bench_latency_floor_row "$backend" "floor: /healthz at $asked/s, same cores" "$f"
     if [ -n "$d" ]; then
       read -r d_ach d50 d99 d999 _ _ d50r d99r d999r <<<"$d"
       if [ -n "$shape" ]; then
@@ -139,17 +138,13 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
 # with keel's core that busy and nothing behind the answers. Sets
 # load_floor ("achieved cpu0% sustainable") for bench_latency_same_load.
 bench_latency_load_floor() { # backend oha
-  local url rate sat asked runs="" i m ach p50 p99 p999 stolen cpu0 cpu1 r50 r99 r999
+  local url rate sat asked m
   url=$(bench_url accounts /healthz)
   read -r sat rate <<<"$(bench_latency_sustainable "$2" "$url")"
   asked=$((rate * 80 / 100))
-  for i in $(seq "${BENCH_LATENCY_REPS:-3}"); do
-    runs+="$(bench_latency_run "$2" "${BENCH_LATENCY_SECS:-10}" "$asked" "$url")"$'\n'
-  done
-  m=$(echo -n "$runs" | bench_latency_median)
-  read -r ach p50 p99 p999 _ stolen cpu0 cpu1 r50 r99 r999 <<<"$m"
-  echo "| $1 | load floor: /healthz at 80 % of its own sustainable rate ($rate/s; closed loop $sat/s), $asked/s asked, median of ${BENCH_LATENCY_REPS:-3} (CPU 0 $cpu0 % busy and $stolen ms stolen per run, CPU 1 $cpu1 % busy) | $ach | ${p50}ms ($r50) | ${p99}ms ($r99) | ${p999}ms ($r999) | - | - |"
-  load_floor="$ach $cpu0 $rate"
+  m=$(bench_latency_reps "$2" "$asked" "$url")
+  bench_latency_floor_row "$1" "load floor: /healthz at 80 % of its own sustainable rate ($rate/s; closed loop $sat/s), $asked/s asked, median of ${BENCH_LATENCY_REPS:-3}" "$m"
+  load_floor="$(echo "$m" | cut -d' ' -f1,7) $rate"
 }
 
 # A row that missed with its floors under the goal: the floor at the same
@@ -164,14 +159,11 @@ bench_latency_load_floor() { # backend oha
 # where the row's was, and the row's within 3x of it where the row was
 # not within 3x of the floor at its rate).
 bench_latency_same_load() { # backend oha healthz-url e f read|write pct
-  local rate runs="" i m ach p50 p99 p999 stolen cpu0 cpu1 r50 r99 r999
-  rate=$(bench_latency_same_load_rate "$4" "$5" "$load_floor" "${load_floor##* }")
-  for i in $(seq "${BENCH_LATENCY_REPS:-3}"); do
-    runs+="$(bench_latency_run "$2" "${BENCH_LATENCY_SECS:-10}" "$rate" "$3")"$'\n'
-  done
-  m=$(echo -n "$runs" | bench_latency_median)
-  read -r ach p50 p99 p999 _ stolen cpu0 cpu1 r50 r99 r999 <<<"$m"
-  echo "| $1 | floor at the same load: /healthz at $rate/s, CPU 0 as busy as the row's runs (CPU 0 $cpu0 % busy and $stolen ms stolen per run, CPU 1 $cpu1 % busy) | $ach | ${p50}ms ($r50) | ${p99}ms ($r99) | ${p999}ms ($r999) | - | - |"
+  local rate m p99 p999 cpu0
+  rate=$(bench_latency_same_load_rate "$4" "$5" "$load_floor")
+  m=$(bench_latency_reps "$2" "$rate" "$3")
+  bench_latency_floor_row "$1" "floor at the same load: /healthz at $rate/s, CPU 0 as busy as the row's runs" "$m"
+  read -r _ _ p99 p999 _ _ cpu0 _ <<<"$m"
   awk -v e="$4" -v f="$5" -v k="$6" -v p="$7" -v p99="$p99" -v p999="$p999" -v busy="$cpu0" 'BEGIN {
     split(e, a, " "); split(f, b, " ")
     if (busy - 2 > a[7]) exit
