@@ -44,9 +44,10 @@
 #    stall of s ms on a core busy a fraction u of the time takes about
 #    s/(1-u) to drain: an 80 % row's tail follows its core's load. Before
 #    the rows, the load floor (/healthz at 80 % of its own sustainable
-#    rate; BENCH_LATENCY_LOAD_FLOOR=0 skips it); after a row that missed
-#    with its floors under the goal, /healthz at the rate that keeps CPU 0
-#    as busy as the row did (bench_latency_same_load).
+#    rate; BENCH_LATENCY_LOAD_FLOOR=0 skips it: over 25 ms, it marks every
+#    80 % miss `load floor over`); after a row that missed with its floors
+#    under the goal, /healthz at the rate that keeps CPU 0 as busy as the
+#    row did (bench_latency_same_load).
 #
 # The generator and the server do not share a core: keel is started on
 # CPU 0 (and on PostgreSQL the database's processes are pinned there) and
@@ -110,6 +111,7 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
     goal=$(bench_latency_goal "$kind" "$pct" "$e" "$f" "${d:-0 0 0 0}")
     same=""
     if [[ $goal == *MISSED ]] && [ -n "${load_floor:-}" ]; then
+      [ "$pct" = 80 ] && goal+=$(bench_latency_load_verdict "$load_floor")
       same=$(bench_latency_same_load "$backend" "$oha" "$healthz" "$e" "$f" "$kind" "$pct")
       goal+=$(echo "$same" | sed -n 2p)
     fi
@@ -136,7 +138,7 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
 # The load floor: keel's /healthz at 80 % of its own sustainable rate on
 # the same cores, BENCH_LATENCY_REPS times: what the machine's tail is
 # with keel's core that busy and nothing behind the answers. Sets
-# load_floor ("achieved cpu0% sustainable") for bench_latency_same_load.
+# load_floor ("achieved cpu0% sustainable p99.9") for the verdicts.
 bench_latency_load_floor() { # backend oha
   local url rate sat asked m
   url=$(bench_url accounts /healthz)
@@ -144,7 +146,7 @@ bench_latency_load_floor() { # backend oha
   asked=$((rate * 80 / 100))
   m=$(bench_latency_reps "$2" "$asked" "$url")
   bench_latency_floor_row "$1" "load floor: /healthz at 80 % of its own sustainable rate ($rate/s; closed loop $sat/s), $asked/s asked, median of ${BENCH_LATENCY_REPS:-3}" "$m"
-  load_floor="$(echo "$m" | cut -d' ' -f1,7) $rate"
+  load_floor="$(echo "$m" | cut -d' ' -f1,7) $rate $(echo "$m" | cut -d' ' -f4)"
 }
 
 # A row that missed with its floors under the goal: the floor at the same
