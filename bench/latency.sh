@@ -71,8 +71,37 @@ bench_cpu_busy() { # "before" "after"
 }
 
 # One fixed-rate run: "achieved p50 p99 p99.9 success% steal-ms cpu0%
-# cpu1%", after a warm-up.
+# cpu1%", after a warm-up. A run the hypervisor took more than
+# BENCH_LATENCY_MAX_STEAL_MS (default 100) of CPU 0 from is made again, at
+# most BENCH_LATENCY_STEAL_RETRIES (default 2) more times, and the one
+# with the least steal is kept (its marks alone in $latency_marks): a vCPU
+# taken away is a stall no code in keel can answer. Each run made again
+# adds a line to $BENCH_DIR/steal-retries.
 bench_latency_run() { # oha secs rate url [oha args...]
+  local tries="${BENCH_LATENCY_STEAL_RETRIES:-2}" max="${BENCH_LATENCY_MAX_STEAL_MS:-100}"
+  local best="" line marks kept=""
+  marks=$(mktemp)
+  while :; do
+    : >"$marks"
+    line=$(latency_marks=${latency_marks:+$marks} bench_latency_run_once "$@")
+    if [ -z "$best" ] || [ "$(echo "$line" | cut -d' ' -f6)" -lt "$(echo "$best" | cut -d' ' -f6)" ]; then
+      best=$line kept=$(cat "$marks")
+    fi
+    [ "$(echo "$best" | cut -d' ' -f6)" -le "$max" ] || [ "$tries" -le 0 ] && break
+    tries=$((tries - 1))
+    echo "$line" >>"$BENCH_DIR/steal-retries"
+  done
+  rm -f "$marks"
+  [ -n "${latency_marks:-}" ] && echo "$kept" >>"$latency_marks"
+  echo "$best"
+}
+
+# How many runs were made again for steal so far.
+bench_steal_retries() {
+  if [ -f "$BENCH_DIR/steal-retries" ]; then wc -l <"$BENCH_DIR/steal-retries"; else echo 0; fi
+}
+
+bench_latency_run_once() { # oha secs rate url [oha args...]
   local oha=$1 secs=$2 rate=$3 warm="${BENCH_LATENCY_WARMUP_SECS:-2}" stolen summary ticks
   shift 3
   if [ "$warm" != 0 ]; then
