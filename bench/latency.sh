@@ -101,6 +101,15 @@ bench_steal_retries() {
   if [ -f "$BENCH_DIR/steal-retries" ]; then wc -l <"$BENCH_DIR/steal-retries"; else echo 0; fi
 }
 
+# ", N runs made again for steal" since bench_steal_retries gave BEFORE;
+# nothing when none was.
+bench_steal_note() { # before
+  local n=$(($(bench_steal_retries) - $1))
+  [ "$n" -eq 1 ] && echo ", 1 run made again for steal"
+  [ "$n" -gt 1 ] && echo ", $n runs made again for steal"
+  return 0
+}
+
 bench_latency_run_once() { # oha secs rate url [oha args...]
   local oha=$1 secs=$2 rate=$3 warm="${BENCH_LATENCY_WARMUP_SECS:-2}" stolen summary ticks
   shift 3
@@ -125,12 +134,30 @@ bench_latency_holds() { # rate "achieved p50 p99 p99.9 ok"
     exit !(f[3] < 50 && f[1] >= 0.97 * r && f[5] >= 99.9) }'
 }
 
+# oha's closed loop (64 connections): requests/s, made again as a fixed-rate
+# run is when the hypervisor took more than BENCH_LATENCY_MAX_STEAL_MS of
+# CPU 0 meanwhile, the highest kept.
+bench_latency_closed_loop() { # oha secs url [oha args...]
+  local oha=$1 secs=$2 tries="${BENCH_LATENCY_STEAL_RETRIES:-2}" best=0 sat stolen
+  shift 2
+  while :; do
+    stolen=$(bench_steal_ms)
+    sat=$(bench_oha "$oha" -z "${secs}s" --no-tui -c 64 --output-format json "$@" 2>/dev/null \
+      | bench_oha_summary | cut -d' ' -f1)
+    [ "${sat:-0}" -gt "$best" ] && best=$sat
+    stolen=$(($(bench_steal_ms) - stolen))
+    [ "$stolen" -le "${BENCH_LATENCY_MAX_STEAL_MS:-100}" ] || [ "$tries" -le 0 ] && break
+    tries=$((tries - 1))
+    echo "closed loop $sat $stolen" >>"$BENCH_DIR/steal-retries"
+  done
+  echo "$best"
+}
+
 # The highest fixed rate that holds (see the top of this file).
 bench_latency_sustainable() { # oha url [oha args...]
   local oha=$1 secs="${BENCH_LATENCY_SEARCH_SECS:-${BENCH_LATENCY_SECS:-10}}" sat lo hi mid step
   shift
-  sat=$(bench_oha "$oha" -z "${secs}s" --no-tui -c 64 --output-format json "$@" 2>/dev/null \
-    | bench_oha_summary | cut -d' ' -f1)
+  sat=$(bench_latency_closed_loop "$oha" "$secs" "$@")
   hi=$sat
   if bench_latency_holds "$hi" "$(bench_latency_run "$oha" "$secs" "$hi" "$@")"; then
     echo "$sat $hi"

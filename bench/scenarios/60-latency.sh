@@ -65,7 +65,7 @@
 bench_latency_rows() { # backend label read|write oha url [oha args...]
   local backend=$1 label=$2 kind=$3 oha=$4 url=$5
   shift 5
-  local secs="${BENCH_LATENCY_SECS:-10}" reps="${BENCH_LATENCY_REPS:-3}" found sat rate
+  local secs="${BENCH_LATENCY_SECS:-10}" reps="${BENCH_LATENCY_REPS:-3}" found sat rate again
   local healthz
   healthz="$(echo "$url" | sed -E 's#^(https?://[^/]+).*#\1#')/healthz"
   if [ "$backend" = postgres ]; then
@@ -77,10 +77,11 @@ bench_latency_rows() { # backend label read|write oha url [oha args...]
     bench_sql postgres "CHECKPOINT"
   fi
   bench_reset_peak
+  again=$(bench_steal_retries)
   found=$(bench_latency_sustainable "$oha" "$@" "$url")
   read -r sat rate <<<"$found"
-  echo "| $backend | $label: sustainable rate (p99 < 50 ms; closed loop at 64 connections: $sat/s) | $rate | - | - | - | - | $(bench_peak_rss) |"
-  local pct asked i runs floors dbs db e f d goal marks before batched shapes shape="" same again
+  echo "| $backend | $label: sustainable rate (p99 < 50 ms; closed loop at 64 connections: $sat/s$(bench_steal_note "$again")) | $rate | - | - | - | - | $(bench_peak_rss) |"
+  local pct asked i runs floors dbs db e f d goal marks before batched shapes shape="" same
   local writer=""
   [ "$backend" = postgres ] && writer="${latency_writer:-}"
   for pct in 50 80; do
@@ -118,9 +119,7 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
       goal+=$(echo "$same" | sed -n 2p)
     fi
     read -r e_ach e50 e99 e999 e_ok e_steal e_cpu0 e_cpu1 e50r e99r e999r <<<"$e"
-    again=$(($(bench_steal_retries) - again))
-    [ "$again" -gt 0 ] && again=", $again runs made again for steal" || again=""
-    echo "| $backend | $label at $pct % ($asked/s asked, median of $reps$again, ${e_ok} % 2xx, CPU 0 ${e_cpu0} % busy and ${e_steal} ms stolen per run, CPU 1 ${e_cpu1} % busy) | $e_ach | ${e50}ms ($e50r) | ${e99}ms ($e99r) | ${e999}ms ($e999r) | $goal | $(bench_peak_rss) |"
+    echo "| $backend | $label at $pct % ($asked/s asked, median of $reps$(bench_steal_note "$again"), ${e_ok} % 2xx, CPU 0 ${e_cpu0} % busy and ${e_steal} ms stolen per run, CPU 1 ${e_cpu1} % busy) | $e_ach | ${e50}ms ($e50r) | ${e99}ms ($e99r) | ${e999}ms ($e999r) | $goal | $(bench_peak_rss) |"
     bench_latency_floor_row "$backend" "floor: /healthz at $asked/s, same cores" "$f"
     if [ -n "$d" ]; then
       read -r d_ach d50 d99 d999 _ _ d50r d99r d999r <<<"$d"
@@ -144,12 +143,13 @@ print("%.0f batches/s of %.0f events" % (statistics.median(r), statistics.median
 # with keel's core that busy and nothing behind the answers. Sets
 # load_floor ("achieved cpu0% sustainable p99.9") for the verdicts.
 bench_latency_load_floor() { # backend oha
-  local url rate sat asked m
+  local url rate sat asked m again
   url=$(bench_url accounts /healthz)
+  again=$(bench_steal_retries)
   read -r sat rate <<<"$(bench_latency_sustainable "$2" "$url")"
   asked=$((rate * 80 / 100))
   m=$(bench_latency_reps "$2" "$asked" "$url")
-  bench_latency_floor_row "$1" "load floor: /healthz at 80 % of its own sustainable rate ($rate/s; closed loop $sat/s), $asked/s asked, median of ${BENCH_LATENCY_REPS:-3}" "$m"
+  bench_latency_floor_row "$1" "load floor: /healthz at 80 % of its own sustainable rate ($rate/s; closed loop $sat/s), $asked/s asked, median of ${BENCH_LATENCY_REPS:-3}$(bench_steal_note "$again")" "$m"
   load_floor="$(echo "$m" | cut -d' ' -f1,7) $rate $(echo "$m" | cut -d' ' -f4)"
 }
 
