@@ -70,30 +70,37 @@ bench_cpu_busy() { # "before" "after"
     100 * ($7 - $3) / ($8 - $4 + !($8 - $4)) }'
 }
 
-# One fixed-rate run: "achieved p50 p99 p99.9 success% steal-ms cpu0%
-# cpu1%", after a warm-up. A run the hypervisor took more than
-# BENCH_LATENCY_MAX_STEAL_MS (default 100) of CPU 0 from is made again, at
-# most BENCH_LATENCY_STEAL_RETRIES (default 2) more times, and the one
-# with the least steal is kept (its marks alone in $latency_marks): a vCPU
-# taken away is a stall no code in keel can answer. Each run made again
-# adds a line to $BENCH_DIR/steal-retries.
-bench_latency_run() { # oha secs rate url [oha args...]
+# Runs CMD, which prints a run's line with the milliseconds the hypervisor
+# took from CPU 0 in its 6th field, again while that is over
+# BENCH_LATENCY_MAX_STEAL_MS (default 100), at most
+# BENCH_LATENCY_STEAL_RETRIES (default 2) more times, and prints the line
+# of the least stolen run (its marks alone in $latency_marks, when set): a
+# vCPU taken away is a stall no code in keel can answer. Each run made
+# again adds a line to $BENCH_DIR/steal-retries.
+bench_steal_guard() { # cmd [args...]
   local tries="${BENCH_LATENCY_STEAL_RETRIES:-2}" max="${BENCH_LATENCY_MAX_STEAL_MS:-100}"
-  local best="" line marks kept=""
+  local best="" least="" line stolen marks kept=""
   marks=$(mktemp)
   while :; do
     : >"$marks"
-    line=$(latency_marks=${latency_marks:+$marks} bench_latency_run_once "$@")
-    if [ -z "$best" ] || [ "$(echo "$line" | cut -d' ' -f6)" -lt "$(echo "$best" | cut -d' ' -f6)" ]; then
-      best=$line kept=$(cat "$marks")
+    line=$(latency_marks=${latency_marks:+$marks} "$@")
+    stolen=$(echo "$line" | cut -d' ' -f6)
+    if [ -z "$best" ] || [ "${stolen:-0}" -lt "$least" ]; then
+      best=$line least=${stolen:-0} kept=$(cat "$marks")
     fi
-    [ "$(echo "$best" | cut -d' ' -f6)" -le "$max" ] || [ "$tries" -le 0 ] && break
+    [ "$least" -le "$max" ] || [ "$tries" -le 0 ] && break
     tries=$((tries - 1))
     echo "$line" >>"$BENCH_DIR/steal-retries"
   done
   rm -f "$marks"
   [ -n "${latency_marks:-}" ] && echo "$kept" >>"$latency_marks"
   echo "$best"
+}
+
+# One fixed-rate run: "achieved p50 p99 p99.9 success% steal-ms cpu0%
+# cpu1%", after a warm-up; made again under steal (bench_steal_guard).
+bench_latency_run() { # oha secs rate url [oha args...]
+  bench_steal_guard bench_latency_run_once "$@"
 }
 
 # How many runs were made again for steal so far.
@@ -134,30 +141,21 @@ bench_latency_holds() { # rate "achieved p50 p99 p99.9 ok"
     exit !(f[3] < 50 && f[1] >= 0.97 * r && f[5] >= 99.9) }'
 }
 
-# oha's closed loop (64 connections): requests/s, made again as a fixed-rate
-# run is when the hypervisor took more than BENCH_LATENCY_MAX_STEAL_MS of
-# CPU 0 meanwhile, the highest kept.
+# oha's closed loop (64 connections): "requests/s - - - - steal-ms".
 bench_latency_closed_loop() { # oha secs url [oha args...]
-  local oha=$1 secs=$2 tries="${BENCH_LATENCY_STEAL_RETRIES:-2}" best=0 sat stolen
+  local oha=$1 secs=$2 stolen sat
   shift 2
-  while :; do
-    stolen=$(bench_steal_ms)
-    sat=$(bench_oha "$oha" -z "${secs}s" --no-tui -c 64 --output-format json "$@" 2>/dev/null \
-      | bench_oha_summary | cut -d' ' -f1)
-    [ "${sat:-0}" -gt "$best" ] && best=$sat
-    stolen=$(($(bench_steal_ms) - stolen))
-    [ "$stolen" -le "${BENCH_LATENCY_MAX_STEAL_MS:-100}" ] || [ "$tries" -le 0 ] && break
-    tries=$((tries - 1))
-    echo "closed loop $sat $stolen" >>"$BENCH_DIR/steal-retries"
-  done
-  echo "$best"
+  stolen=$(bench_steal_ms)
+  sat=$(bench_oha "$oha" -z "${secs}s" --no-tui -c 64 --output-format json "$@" 2>/dev/null \
+    | bench_oha_summary | cut -d' ' -f1)
+  echo "${sat:-0} - - - - $(($(bench_steal_ms) - stolen))"
 }
 
 # The highest fixed rate that holds (see the top of this file).
 bench_latency_sustainable() { # oha url [oha args...]
   local oha=$1 secs="${BENCH_LATENCY_SEARCH_SECS:-${BENCH_LATENCY_SECS:-10}}" sat lo hi mid step
   shift
-  sat=$(bench_latency_closed_loop "$oha" "$secs" "$@")
+  sat=$(bench_steal_guard bench_latency_closed_loop "$oha" "$secs" "$@" | cut -d' ' -f1)
   hi=$sat
   if bench_latency_holds "$hi" "$(bench_latency_run "$oha" "$secs" "$hi" "$@")"; then
     echo "$sat $hi"
