@@ -24,8 +24,9 @@
 #    A goal the floor itself misses is marked as the machine's. Each row
 #    also gives the time the hypervisor took from keel's core during the
 #    run (steal time, median per run): what no code in keel can answer.
-#    A run that lost more than 100 ms of CPU 0 so is made again, at most
-#    twice, and the least stolen one kept (bench_latency_run).
+#    A run (a row's, a floor's, a search step's or the search's closed
+#    loop) that lost more than 100 ms of CPU 0 so is made again, at most
+#    twice, and the least stolen one kept (bench_steal_guard).
 # 4. A second floor for endpoints that use the database: the endpoint's
 #    statements straight at it, at the same rate, in the same repetitions
 #    (PostgreSQL: pgbench -R from oha's core, against the server on keel's
