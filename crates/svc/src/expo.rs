@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use keel_platform::cache::{ArrivalWindow, Cache};
+use keel_platform::cache::{Admitted, ArrivalWindow, Cache};
 use keel_platform::outbound::{HttpClient, is_retryable, retry_after};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::config::ExpoConfig;
 
@@ -79,6 +79,17 @@ pub struct Expo {
 /// Added to the one-second window for timer and clock granularity.
 const GUARD: Duration = Duration::from_millis(20);
 
+/// A turn to send: one of the requests in flight and, for a send, its
+/// notifications' room in the rate window, held until the answer is back
+/// (and counted in the window a second longer). A batch takes its turn
+/// before its last look at whether the send was cancelled: waiting for a
+/// turn can take seconds under the rate limit, and a cancel made
+/// meanwhile must stop it.
+pub struct Turn<'a> {
+    _slot: SemaphorePermit<'a>,
+    _admitted: Option<Admitted<'a>>,
+}
+
 impl Expo {
     pub fn new(http: HttpClient, cache: &Cache, cfg: &ExpoConfig) -> Self {
         Self {
@@ -97,12 +108,37 @@ impl Expo {
         }
     }
 
-    /// Sends up to 100 messages; tickets in their order.
-    pub async fn send(&self, messages: &[Message]) -> Result<Vec<Ticket>, Failure> {
+    /// Waits for a turn to send `notifications` notifications.
+    pub async fn turn(&self, notifications: usize) -> Result<Turn<'_>, Failure> {
+        let slot = self.in_flight.acquire().await.map_err(|e| Failure::Retry {
+            reason: e.to_string(),
+            after: None,
+        })?;
+        let admitted = match &self.window {
+            Some(window) => {
+                Some(
+                    window
+                        .admit(notifications)
+                        .await
+                        .map_err(|e| Failure::Retry {
+                            reason: format!("the shared rate window is unavailable: {e}"),
+                            after: None,
+                        })?,
+                )
+            }
+            None => None,
+        };
+        Ok(Turn {
+            _slot: slot,
+            _admitted: admitted,
+        })
+    }
+
+    /// Sends up to 100 messages in a turn taken for as many; tickets in
+    /// their order.
+    pub async fn send(&self, turn: Turn<'_>, messages: &[Message]) -> Result<Vec<Ticket>, Failure> {
         let json = serde_json::to_vec(messages).unwrap_or_default();
-        let body = self
-            .post("/--/api/v2/push/send", &json, messages.len())
-            .await?;
+        let body = self.post(turn, "/--/api/v2/push/send", &json).await?;
         #[derive(Deserialize)]
         struct Answer {
             data: Option<Vec<Ticket>>,
@@ -127,7 +163,10 @@ impl Expo {
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, Receipt>, Failure> {
         let body = serde_json::to_vec(&serde_json::json!({ "ids": ids })).unwrap_or_default();
-        let answer = self.post("/--/api/v2/push/getReceipts", &body, 0).await?;
+        let turn = self.turn(0).await?;
+        let answer = self
+            .post(turn, "/--/api/v2/push/getReceipts", &body)
+            .await?;
         serde_json::from_value(answer.get("data").cloned().unwrap_or(Value::Null)).map_err(|e| {
             Failure::Rejected {
                 reason: e.to_string(),
@@ -135,28 +174,11 @@ impl Expo {
         })
     }
 
-    /// One request carrying `notifications` notifications.
-    async fn post(&self, path: &str, json: &[u8], notifications: usize) -> Result<Value, Failure> {
-        let _slot = self.in_flight.acquire().await.map_err(|e| Failure::Retry {
-            reason: e.to_string(),
-            after: None,
-        })?;
-        // Counted in the window until a second after the answer came back
-        // (the latest Expo can have received it), however it ends.
-        let _admitted = match &self.window {
-            Some(window) => {
-                Some(
-                    window
-                        .admit(notifications)
-                        .await
-                        .map_err(|e| Failure::Retry {
-                            reason: format!("the shared rate window is unavailable: {e}"),
-                            after: None,
-                        })?,
-                )
-            }
-            None => None,
-        };
+    /// One request, in its turn: the turn is given back (and its
+    /// notifications counted in the window for a second more) once the
+    /// answer is in, however it ends.
+    async fn post(&self, turn: Turn<'_>, path: &str, json: &[u8]) -> Result<Value, Failure> {
+        let _turn = turn;
         let mut req = self
             .http
             .client()

@@ -96,14 +96,20 @@ async fn run(d: &Delivery, job: &SendBatch, ctx: JobContext) -> Result<(), JobEr
     for (k, &i) in going.iter().enumerate() {
         place[i] = Some(k);
     }
-    let refused = |reason: String| {
-        let place = &place;
-        move |i: usize| match place[i] {
-            Some(_) => Outcome::Refused(reason.clone()),
-            None => Outcome::Skipped,
-        }
+    let answer = match d.expo.turn(out.len()).await {
+        // The last look, in the turn: a cancel made while the batch waited
+        // for it stops the batch.
+        Ok(turn) => match cancelled(&d.db, &job.send_id).await {
+            Ok(true) => {
+                drop(turn);
+                return finish(d, &messages, None, |_| Outcome::Cancelled).await;
+            }
+            Ok(false) => d.expo.send(turn, &out).await,
+            Err(e) => return Err(e),
+        },
+        Err(failure) => Err(failure),
     };
-    match d.expo.send(&out).await {
+    match answer {
         Ok(tickets) => {
             let now = Utc::now();
             let receipts = (job.send_id.as_str(), receipts_at(d, now));
@@ -113,25 +119,57 @@ async fn run(d: &Delivery, job: &SendBatch, ctx: JobContext) -> Result<(), JobEr
             })
             .await
         }
-        Err(Failure::Rejected { reason }) => {
-            tracing::warn!(batch = %job.batch_id, %reason, "Expo refused a batch; not retrying");
-            finish(d, &messages, None, refused(reason)).await
+        Err(failure) => failed(d, job, &ctx, &messages, &place, failure).await,
+    }
+}
+
+/// A batch Expo did not take: refused for good (stored as such), or tried
+/// again later unless this was its last attempt.
+async fn failed(
+    d: &Delivery,
+    job: &SendBatch,
+    ctx: &JobContext,
+    messages: &[push_message::Model],
+    place: &[Option<usize>],
+    failure: Failure,
+) -> Result<(), JobError> {
+    let refused = |reason: String| {
+        move |i: usize| match place[i] {
+            Some(_) => Outcome::Refused(reason.clone()),
+            None => Outcome::Skipped,
         }
-        Err(Failure::Retry { reason, .. }) if ctx.is_last_attempt() => {
+    };
+    match failure {
+        Failure::Rejected { reason } => {
+            tracing::warn!(batch = %job.batch_id, %reason, "Expo refused a batch; not retrying");
+            finish(d, messages, None, refused(reason)).await
+        }
+        Failure::Retry { reason, .. } if ctx.is_last_attempt() => {
             tracing::error!(batch = %job.batch_id, %reason, "a batch failed on every attempt");
             finish(
                 d,
-                &messages,
+                messages,
                 None,
                 refused(format!("RETRIES_EXHAUSTED: {reason}")),
             )
             .await
         }
-        Err(Failure::Retry { reason, after }) => Err(match after {
+        Failure::Retry { reason, after } => Err(match after {
             Some(after) => JobError::retry_after(reason, after),
             None => JobError::retry(reason),
         }),
     }
+}
+
+/// Whether the send has been cancelled since the batch was read.
+async fn cancelled(db: &Db, send_id: &str) -> Result<bool, JobError> {
+    let flag: Option<bool> = push_send::Entity::find_by_id(send_id)
+        .select_only()
+        .column(push_send::Column::Cancelled)
+        .into_tuple()
+        .one(db.read())
+        .await?;
+    Ok(flag.unwrap_or(true))
 }
 
 /// When the receipts of tickets got at `sent` are asked for: after the

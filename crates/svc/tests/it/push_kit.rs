@@ -180,6 +180,18 @@ impl Svc {
         })
     }
 
+    /// How many send-batch jobs a worker has taken (and not yet ended).
+    pub async fn batch_jobs_claimed(&self) -> u64 {
+        use keel_platform::jobs::entity as job;
+        use keel_platform::sea_orm::PaginatorTrait;
+        job::Entity::find()
+            .filter(job::Column::Kind.eq("svc.push.batch"))
+            .filter(job::Column::LockedBy.is_not_null())
+            .count(self.app.platform().db.read())
+            .await
+            .unwrap()
+    }
+
     pub async fn all_devices(&self) -> Vec<push_device::Model> {
         use keel_platform::sea_orm::QueryOrder;
         push_device::Entity::find()

@@ -145,28 +145,66 @@ async fn cancelling_a_send_under_way_stops_the_batches_not_yet_gone_out() {
     let svc = Svc::start().await;
     let admin = svc.push_admin().await;
     svc.seed((0..250).map(device)).await;
-    // The first batch is accepted; the other two are held on their way.
+    // The first batch is accepted; the next one to arrive is held.
     svc.expo.hold_after(1);
     let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
     until(WITHIN, "a first batch reaches Expo", || async {
         !svc.expo.delivered().is_empty()
     })
     .await;
-    // Which batch went first (of 100, 100 and 50) is the workers' race.
+    // Which batch went first (of 100, 100 and 50) is the workers' race, and
+    // so is whether another had already taken its turn to go out: a batch
+    // on its way when the cancel comes stores what Expo answered.
     let gone = svc.expo.delivered().len();
     let r = svc
         .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
-    assert_eq!(r.body["cancelled"], 250 - gone, "{}", r.text);
-    // The held requests fail; their retries find nothing left to send.
+    let cancelled = r.body["cancelled"].as_u64().unwrap();
+    // The held request fails; its retries find nothing left to send.
     svc.expo.release();
     svc.app.jobs_drained().await;
-    assert_eq!(svc.expo.delivered().len(), gone);
+    let sent = svc.expo.delivered().len();
+    assert!(sent >= gone && sent < 250, "{sent} sent, {gone} before");
+    let answered = u64::try_from(250 - sent).unwrap();
+    assert!(cancelled >= answered, "{cancelled} cancelled, {sent} sent");
     let view = svc.send_view(&admin, &id).await;
     assert_eq!(view.body["status"], "cancelled");
-    assert_eq!(view.body["progress"]["sent"], gone);
-    assert_eq!(view.body["progress"]["cancelled"], 250 - gone);
+    assert_eq!(view.body["progress"]["sent"], sent);
+    assert_eq!(view.body["progress"]["cancelled"], answered);
+    assert_eq!(view.body["progress"], svc.recount(&id).await);
+}
+
+#[tokio::test]
+async fn a_batch_waiting_for_its_turn_under_the_rate_limit_is_stopped_by_a_cancel() {
+    // 200 notifications a second: two batches (of 100, 100 and 50) fill
+    // the window, and while Expo holds them the third has read its
+    // messages and waits.
+    let svc = Svc::with(&[("KEEL_EXPO_RATE_PER_SECOND", "200".into())]).await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..250).map(device)).await;
+    svc.expo.hold_after(0);
+    let id = svc.sent(&admin, json!({"title": "t", "body": "b"})).await;
+    until(WITHIN, "two batches are held at Expo", || async {
+        svc.expo.stats().max_in_flight == 2
+    })
+    .await;
+    until(WITHIN, "the three batches are taken by workers", || async {
+        svc.batch_jobs_claimed().await == 3
+    })
+    .await;
+    let r = svc
+        .admin_call(Method::DELETE, &format!("/send/{id}"), admin.auth(), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["cancelled"], 250, "{}", r.text);
+    // The held batches are refused and find nothing left; the waiting one
+    // gets its turn a second later and looks again before going out.
+    svc.expo.release();
+    svc.app.jobs_drained().await;
+    assert!(svc.expo.delivered().is_empty());
+    let view = svc.send_view(&admin, &id).await;
+    assert_eq!(view.body["progress"]["cancelled"], 250);
     assert_eq!(view.body["progress"], svc.recount(&id).await);
 }
 
