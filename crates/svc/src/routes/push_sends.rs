@@ -137,7 +137,10 @@ pub async fn get_send(
 pub struct Cancelled {
     id: String,
     status: SendStatus,
-    /// Messages that will not be sent.
+    /// Messages stopped: those not yet handed to Expo. A batch already on
+    /// its way when the cancel came stores what Expo answered, so a few
+    /// of these may still end sent; GET /send/{id}'s `progress` says how
+    /// each ended.
     cancelled: u64,
 }
 
