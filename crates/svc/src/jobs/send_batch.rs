@@ -97,16 +97,15 @@ async fn run(d: &Delivery, job: &SendBatch, ctx: JobContext) -> Result<(), JobEr
         place[i] = Some(k);
     }
     let answer = match d.expo.turn(out.len()).await {
-        // The last look, in the turn: a cancel made while the batch waited
-        // for it stops the batch.
-        Ok(turn) => match cancelled(&d.db, &job.send_id).await {
-            Ok(true) => {
+        Ok(turn) => {
+            // The last look, in the turn: a cancel made while the batch
+            // waited for it stops the batch.
+            if cancelled(&d.db, &job.send_id).await? {
                 drop(turn);
                 return finish(d, &messages, None, |_| Outcome::Cancelled).await;
             }
-            Ok(false) => d.expo.send(turn, &out).await,
-            Err(e) => return Err(e),
-        },
+            d.expo.send(turn, &out).await
+        }
         Err(failure) => Err(failure),
     };
     match answer {
