@@ -79,6 +79,7 @@ impl WireShape for Wire {
             PlatformError::Internal => "INTERNAL_ERROR",
             PlatformError::Unavailable | PlatformError::Starting => "SERVICE_UNAVAILABLE",
             PlatformError::StorageFull => "INSUFFICIENT_STORAGE",
+            PlatformError::TooManyAttempts(_) => TOO_MANY_REQUESTS,
         }
     }
 
@@ -255,6 +256,7 @@ impl From<AuthError> for Error {
             AuthError::User(u) => Error::from(u),
             AuthError::InvalidToken => Error::bad_request(INVALID_TOKEN, e.to_string()),
             AuthError::Session(s) => Error::from(s),
+            AuthError::Throttled(t) => Error::from(t),
             AuthError::Hash(h) => Error::internal(h),
             AuthError::Db(db) => Error::from(db),
         }
@@ -284,6 +286,7 @@ impl From<ProfileError> for Error {
             ProfileError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
             ProfileError::Invalid(i) => Error::from(i),
             ProfileError::UsernameTaken => Error::conflict(USERNAME_TAKEN, e.to_string()),
+            ProfileError::Throttled(t) => Error::from(t),
             ProfileError::Hash(h) => Error::internal(h),
             ProfileError::Db(db) => Error::from(db),
         }
@@ -296,6 +299,7 @@ impl From<ProofError> for Error {
             ProofError::WrongPassword => Error::bad_request(INVALID_PASSWORD, e.to_string()),
             ProofError::TwoFactorRequired => Error::bad_request(TWO_FACTOR_REQUIRED, e.to_string()),
             ProofError::TwoFactor(t) => Error::from(t),
+            ProofError::Throttled(t) => Error::from(t),
             ProofError::Db(db) => Error::from(db),
         }
     }

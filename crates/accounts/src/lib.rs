@@ -41,6 +41,7 @@ pub static SERVICE: HttpService = HttpService {
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
+    doors: routes::DOORS,
 };
 
 /// `keel accounts ...`.
@@ -57,7 +58,6 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         Some(path) => GeoDb::load(path)?,
         None => GeoDb::empty(),
     };
-    let dummy_hash = keel_platform::password::dummy_hash().map_err(StartError::other)?;
     let webauthn = match &cfg.passkeys {
         Some(p) => Some(identity::webauthn::RelyingParty::new(p)?),
         None => None,
@@ -80,7 +80,6 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         cfg,
         tokens,
         geo,
-        dummy_hash,
         sessions: SessionCache::new(cache_ttl, Some(platform.cache.clone())),
         weekly_goals: crate::domain::goal_writer::start(platform.db.clone(), b.tasks),
         webauthn,

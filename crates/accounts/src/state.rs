@@ -21,8 +21,6 @@ pub struct Inner {
     pub tokens: TokenKeys,
     pub secrets: SecretBox,
     pub geo: GeoDb,
-    /// Verified against when a login names no user, so both cases cost the same.
-    pub dummy_hash: String,
     pub sessions: SessionCache,
     /// Group-commits new weekly goals.
     pub weekly_goals: crate::domain::goal_writer::WeeklyWriter,

@@ -11,7 +11,7 @@ pub use crate::trpc::error::{ErrorBody, Trpc, TrpcCode};
 
 use crate::domain::channel::UpdateError;
 use crate::domain::logo::LogoError;
-use crate::domain::owner::SetupError;
+use crate::domain::owner::{SetupError, SignInError};
 use crate::domain::panels::PanelError;
 use crate::domain::webhook::WebhookError;
 use crate::getstream::ProviderError;
@@ -209,6 +209,15 @@ impl From<SetupError> for Error {
             }
             SetupError::Hash(h) => Error::internal(h),
             SetupError::Db(db) => Error::from(db),
+        }
+    }
+}
+
+impl From<SignInError> for Error {
+    fn from(e: SignInError) -> Self {
+        match e {
+            SignInError::Throttled(t) => Error::from(t),
+            SignInError::Db(db) => Error::from(db),
         }
     }
 }

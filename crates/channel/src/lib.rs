@@ -44,6 +44,7 @@ pub static WEB_SERVICE: HttpService = HttpService {
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, web_app)),
     render: error::render_web,
+    doors: &[],
 };
 
 /// channel-api, as the process sees it.
@@ -56,6 +57,7 @@ pub static API_SERVICE: HttpService = HttpService {
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, api_app)),
     render: error::render_api,
+    doors: routes::DOORS,
 };
 
 /// `keel channel ...`.
@@ -133,7 +135,6 @@ fn api_app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         stream,
         live,
         playlist: domain::playlist::Playlist::default(),
-        dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
         trusted: platform.config.http.trusted_proxies.clone().and([
             std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST),
             std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),

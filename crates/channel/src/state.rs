@@ -23,8 +23,6 @@ pub struct Inner {
     pub live: Arc<Live>,
     /// The live call's HLS playlist, asked of the provider once a session.
     pub playlist: Playlist,
-    /// Checked against when no owner exists, so a sign-in costs the same.
-    pub dummy_hash: String,
     /// Whose `X-Forwarded-For` is believed: `KEEL_TRUSTED_PROXIES` and
     /// loopback (channel-web forwarding from this host).
     pub trusted: keel_platform::config::TrustedProxies,

@@ -47,6 +47,8 @@ pub struct Platform {
     pub config: Arc<PlatformConfig>,
     pub db: Db,
     pub cache: Cache,
+    /// What every credential check goes through (`guard`).
+    pub guard: crate::guard::Guard,
     pub http: HttpClient,
     pub mailer: Mailer,
     /// Seals secrets stored in the database (`KEEL_SECRET_KEY`).
@@ -74,12 +76,14 @@ impl Platform {
             None => Cache::local(&config.redis_prefix),
         }
         .with_pseudonyms(secrets.pseudonyms());
+        let guard = crate::guard::Guard::new(cache.clone()).map_err(StartError::other)?;
         let http = HttpClient::new(&config.outbound).map_err(StartError::other)?;
         let mailer = Mailer::new(&config.mail).map_err(StartError::other)?;
         Ok(Self {
             config: Arc::new(config),
             db,
             cache,
+            guard,
             http,
             mailer,
             secrets,

@@ -5,6 +5,7 @@
 //! - [`http`]: the layers and launch function of every listener
 //! - [`jobs`], [`mail`]: the durable job queue and the mail outbox on it
 //! - [`cache`]: cache and rate limits, in-process or Redis
+//! - [`guard`]: the one guard of every credential check
 //! - [`outbound`], [`jwks`]: outbound HTTP and JWKS-backed JWT verification
 //! - [`telemetry`]: logs and metrics
 
@@ -15,6 +16,7 @@ pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod failure;
+pub mod guard;
 pub mod http;
 pub mod jobs;
 pub mod jwks;

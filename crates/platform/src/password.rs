@@ -1,35 +1,32 @@
 //! Passwords: argon2id (default parameters: 19 MiB, 2 passes), hashed off
-//! the async runtime, at most one hash per CPU at a time: more would not be
-//! faster, and a flood of logins must not allocate 19 MiB each at once.
+//! the async runtime, at most one hash per CPU at a time (more would not be
+//! faster, and a flood of logins must not allocate 19 MiB each at once),
+//! the slots shared fairly between services (`guard::slots`). A password is
+//! checked only through the guard (`guard::Knock::verify`).
 
-use std::sync::OnceLock;
-
-use tokio::sync::Semaphore;
+use crate::guard::slots::{Crowded, slots};
 
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 
-fn slots() -> &'static Semaphore {
-    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
-    SLOTS.get_or_init(|| {
-        Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
-    })
-}
+/// The hashing lane of passwords being set (registrations, changes, new
+/// admins): sign-ins of every service take their turns beside it.
+const SETTING: &str = "setting";
 
 /// Why a hash could not be made (never a password's content).
 #[derive(Debug, thiserror::Error)]
 pub enum HashError {
     #[error("password hashing failed")]
     Argon(#[from] argon2::password_hash::Error),
-    #[error("password hashing is shut down")]
-    Closed(#[from] tokio::sync::AcquireError),
+    #[error(transparent)]
+    Crowded(#[from] Crowded),
     #[error("the password hashing task failed")]
     Task(#[from] tokio::task::JoinError),
 }
 
 pub async fn hash(password: String) -> Result<String, HashError> {
-    let _slot = slots().acquire().await?;
+    let _slot = slots().acquire(SETTING).await?;
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
@@ -86,14 +83,17 @@ pub fn too_guessable(password: &str, context: &[&str]) -> Option<String> {
     Some(why)
 }
 
-/// Whether `password` matches `hash`; a malformed hash never matches.
-/// Each hash computed is counted (`keel_password_verifications_total`), so
-/// a test can see that a login for an unknown user paid for one too.
-pub async fn verify(password: String, hash: String) -> bool {
-    let Ok(_slot) = slots().acquire().await else {
-        return false;
-    };
-    tokio::task::spawn_blocking(move || {
+/// Whether `password` matches `hash`, hashed in `lane`'s turn; a malformed
+/// hash never matches. Each hash computed is counted
+/// (`keel_password_verifications_total`), so a test can see that a login
+/// for an unknown user paid for one too.
+pub(crate) async fn verify(
+    lane: &'static str,
+    password: String,
+    hash: String,
+) -> Result<bool, Crowded> {
+    let _slot = slots().acquire(lane).await?;
+    Ok(tokio::task::spawn_blocking(move || {
         PasswordHash::new(&hash)
             .map(|parsed| {
                 let ok = Argon2::default()
@@ -105,7 +105,7 @@ pub async fn verify(password: String, hash: String) -> bool {
             .unwrap_or(false)
     })
     .await
-    .unwrap_or(false)
+    .unwrap_or(false))
 }
 
 #[cfg(test)]
@@ -146,9 +146,10 @@ mod tests {
         assert_eq!(r.version, d.version);
         assert_eq!(r.params, d.params);
         assert_eq!(r.hash.map(|h| h.len()), d.hash.map(|h| h.len()));
-        assert!(verify("a password".to_owned(), real).await);
-        assert!(!verify("a password".to_owned(), dummy.clone()).await);
-        assert!(!verify(String::new(), dummy).await);
+        let check = |p: &str, h: &str| verify("test", p.to_owned(), h.to_owned());
+        assert_eq!(check("a password", &real).await, Ok(true));
+        assert_eq!(check("a password", &dummy).await, Ok(false));
+        assert_eq!(check("", &dummy).await, Ok(false));
         Ok(())
     }
 }

@@ -66,6 +66,9 @@ pub struct HttpService {
     /// Its error shape, as it renders the platform's errors (also while
     /// the process starts, before it is built).
     pub render: Render,
+    /// Its routes that check a credential, each behind the platform's
+    /// guard (`guard::Door`): a test walks the route table against them.
+    pub doors: &'static [crate::guard::Door],
 }
 
 /// A subcommand of `keel` (`keel svc ...`): its definition and what runs

@@ -11,6 +11,8 @@ use axum::http::request::Parts;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use keel_platform::crypto::constant_time_eq;
+use keel_platform::guard::Door;
+use keel_platform::http::request_client_ip;
 use keel_platform::http::timing::{Phase, timed};
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
@@ -86,13 +88,36 @@ fn query_nonce(parts: &Parts) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
+/// An application password over HTTP Basic, at the platform's guard with
+/// no limit: 24 random characters (143 bits) cannot be guessed, so a limit
+/// would only hold back the scripts that use them; each refusal is logged
+/// and counted like any other.
+pub const APP_PASSWORD: Door = Door {
+    service: crate::NAME,
+    name: "app-password",
+    routes: &[],
+    per_address: 0,
+    per_name: 0,
+};
+
 /// The authenticated user (any capability), or 401.
 pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<user::Model, Error> {
     if let Some(creds) = basic(parts) {
         let (username, password) = creds?;
-        return admin::check_app_password(&state.db, &username, &password)
-            .await?
-            .ok_or_else(error::bad_app_password);
+        let address = request_client_ip(parts, &state.platform.config.http.trusted_proxies);
+        let guard = &state.platform.guard;
+        let knock = guard.knock(APP_PASSWORD, address, Some(&username)).await?;
+        let found = admin::check_app_password(&state.db, &username, &password).await?;
+        return match found {
+            Some(u) => {
+                knock.accepted();
+                Ok(u)
+            }
+            None => {
+                knock.refused();
+                Err(error::bad_app_password())
+            }
+        };
     }
     session(parts, state).await
 }

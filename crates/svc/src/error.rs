@@ -76,6 +76,7 @@ impl WireShape for Wire {
             PlatformError::Internal => "internal_server_error",
             PlatformError::Unavailable | PlatformError::Starting => "rest_service_unavailable",
             PlatformError::StorageFull => "rest_insufficient_storage",
+            PlatformError::TooManyAttempts(_) => RATE_LIMITED,
         }
     }
 

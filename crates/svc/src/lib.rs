@@ -45,6 +45,7 @@ pub static SERVICE: HttpService = HttpService {
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
+    doors: routes::DOORS,
 };
 
 /// `keel svc ...`.
@@ -86,7 +87,6 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         db: platform.db.clone(),
         settings: SettingsStore::new(platform.db.clone()),
         appcheck: AppCheck::new(verifier),
-        dummy_hash: keel_platform::password::dummy_hash().map_err(StartError::other)?,
         audit: hooks::audit_writer(platform.db.clone(), b.tasks),
         submissions: submission_writer(platform.db.clone(), b.tasks),
         forms: site::FormCache::new(platform.db.clone()),

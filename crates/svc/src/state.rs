@@ -20,8 +20,6 @@ pub struct Inner {
     pub cfg: Config,
     pub settings: SettingsStore,
     pub appcheck: AppCheck,
-    /// Login password hash for unknown users (equal cost).
-    pub dummy_hash: String,
     pub audit: AuditWriter,
     pub submissions: Batcher<NewSubmission, i64>,
     pub forms: FormCache,

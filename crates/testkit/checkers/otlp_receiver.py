@@ -10,7 +10,8 @@ Listens on 127.0.0.1 (a free port, or N), prints
   gzip or not); each span is kept, flattened to JSON.
 - GET /spans: every span kept so far, as a JSON list of objects with
   trace_id, span_id, parent_span_id (hex), name, kind (SPAN_KIND_*),
-  attributes, links [{trace_id, span_id}], status (STATUS_CODE_*),
+  attributes, links [{trace_id, span_id}], events [{name, attributes}],
+  status (STATUS_CODE_*),
   resource (attributes of the resource), start/end (ns).
 - GET /requests: how many export requests arrived, and their headers.
 
@@ -65,6 +66,10 @@ def flatten(resource, span):
         "links": [
             {"trace_id": l.trace_id.hex(), "span_id": l.span_id.hex()}
             for l in span.links
+        ],
+        "events": [
+            {"name": e.name, "attributes": attributes(e.attributes)}
+            for e in span.events
         ],
         "status": Status.StatusCode.Name(span.status.code),
         "resource": resource,

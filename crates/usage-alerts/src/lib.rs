@@ -42,6 +42,7 @@ pub static SERVICE: HttpService = HttpService {
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, app)),
     render: error::render,
+    doors: &[],
 };
 
 /// Builds the service.

@@ -3,6 +3,7 @@
 use chrono::Utc;
 use keel_platform::crypto;
 use keel_platform::db::{Db, is_unique_violation};
+use keel_platform::guard::{Knock, Throttled};
 use keel_platform::mail::{self, Mail};
 use keel_platform::password::{self, HashError};
 use keel_platform::sea_orm::sea_query::Expr;
@@ -40,6 +41,8 @@ pub enum AuthError {
     InvalidToken,
     #[error(transparent)]
     Session(#[from] SessionError),
+    #[error(transparent)]
+    Throttled(#[from] Throttled),
     #[error(transparent)]
     Hash(#[from] HashError),
     #[error(transparent)]
@@ -157,26 +160,25 @@ pub struct Login {
     pub code: Option<String>,
 }
 
-/// Checks the credentials (and the second factor when it is on) and opens a
-/// session. An unknown login costs the same password hash (`dummy_hash`) as
-/// a known one.
+/// Checks the credentials (and the second factor when it is on) through
+/// the guard's `knock` and opens a session. An unknown login costs the same
+/// password hash as a known one.
 pub async fn login(
     keys: two_factor::Keys<'_>,
-    (issuer, dummy_hash): (&Issuer<'_>, &str),
-    attempt: Login,
+    issuer: &Issuer<'_>,
+    (attempt, mut knock): (Login, Knock<'_>),
     client: &Client,
 ) -> Result<(user::Model, TokenPair), AuthError> {
     let db = keys.db;
     let found = users::find_by_login(db.read(), &attempt.login).await?;
-    let hash = found
-        .as_ref()
-        .map_or_else(|| dummy_hash.to_owned(), |u| u.password_hash.clone());
-    let matches = password::verify(attempt.password, hash).await;
+    let hash = found.as_ref().map(|u| u.password_hash.clone());
+    let matches = knock.verify(attempt.password, hash).await?;
     let u = match found {
         Some(u) if matches => u,
         _ => return Err(AuthError::InvalidCredentials),
     };
     if u.is_banned {
+        knock.refused();
         return Err(AuthError::Banned);
     }
     if u.two_factor {
@@ -184,16 +186,18 @@ pub async fn login(
             .code
             .filter(|c| !c.trim().is_empty())
             .ok_or(AuthError::TwoFactorRequired)?;
-        two_factor::check_second_factor(keys, &u, &code)
-            .await
-            .map_err(|e| match e {
+        if let Err(e) = two_factor::check_second_factor(keys, &u, &code).await {
+            knock.refused();
+            return Err(match e {
                 TwoFactorError::InvalidCode => AuthError::InvalidCode,
                 other => AuthError::TwoFactor(other),
-            })?;
+            });
+        }
     }
     let txn = db.begin_write().await?;
     let pair = sessions::open(&txn, issuer, &u.id, client).await?;
     txn.commit().await?;
+    knock.accepted();
     Ok((u, pair))
 }
 

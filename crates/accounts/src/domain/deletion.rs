@@ -29,7 +29,7 @@ pub async fn delete_account(
     k: Keys<'_>,
     app_name: &str,
     u: &user::Model,
-    proof: Proof,
+    proof: Proof<'_>,
 ) -> Result<(), DeletionError> {
     proof::check(k, u, proof).await?;
     erase(k.db, app_name, u).await?;

@@ -117,7 +117,7 @@ pub fn credential_key(id: &[u8]) -> String {
 pub async fn start_registration(
     (k, rp, ttl): (Keys<'_>, Option<&RelyingParty>, Duration),
     u: &user::Model,
-    proof: Proof,
+    proof: Proof<'_>,
 ) -> Result<(String, CreationChallengeResponse), PasskeyError> {
     let rp = &rp.ok_or(PasskeyError::Disabled)?.webauthn;
     proof::check(k, u, proof).await?;
@@ -246,7 +246,7 @@ pub async fn delete(
     k: Keys<'_>,
     u: &user::Model,
     id: &PasskeyId,
-    proof: Proof,
+    proof: Proof<'_>,
 ) -> Result<(), PasskeyError> {
     proof::check(k, u, proof).await?;
     let gone = Entity::delete_many()

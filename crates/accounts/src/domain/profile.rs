@@ -1,6 +1,7 @@
 //! Password and username changes.
 
 use keel_platform::db::Db;
+use keel_platform::guard::{Knock, Throttled};
 use keel_platform::password::{self, HashError};
 use keel_platform::sea_orm::DbErr;
 use keel_platform::sea_orm::sea_query::Expr;
@@ -20,6 +21,8 @@ pub enum ProfileError {
     #[error("This username is already taken")]
     UsernameTaken,
     #[error(transparent)]
+    Throttled(#[from] Throttled),
+    #[error(transparent)]
     Hash(#[from] HashError),
     #[error(transparent)]
     Db(#[from] DbErr),
@@ -31,12 +34,16 @@ pub async fn change_password(
     cache: &SessionCache,
     u: &user::Model,
     current_session: &str,
-    (old, new): (String, Password),
+    (old, new, mut knock): (String, Password, Knock<'_>),
 ) -> Result<(), ProfileError> {
     let new = new.into_inner();
-    if !password::verify(old.clone(), u.password_hash.clone()).await {
+    if !knock
+        .verify(old.clone(), Some(u.password_hash.clone()))
+        .await?
+    {
         return Err(ProfileError::WrongPassword);
     }
+    knock.accepted();
     if new == old {
         return Err(Invalid::new("newPassword", "must differ from oldPassword").into());
     }

@@ -3,7 +3,7 @@
 //! factor when two-factor is on. A wrong password or code counts towards
 //! the same lockout as wrong two-factor codes.
 
-use keel_platform::password;
+use keel_platform::guard::{Knock, Throttled};
 use keel_platform::sea_orm::DbErr;
 
 use super::two_factor::{self, Keys, TwoFactorError};
@@ -19,26 +19,41 @@ pub enum ProofError {
     #[error(transparent)]
     TwoFactor(#[from] TwoFactorError),
     #[error(transparent)]
+    Throttled(#[from] Throttled),
+    #[error(transparent)]
     Db(#[from] DbErr),
 }
 
-/// What the person sent to prove it is them.
-pub struct Proof {
+/// What the person sent to prove it is them, let in by the guard.
+pub struct Proof<'g> {
     pub password: String,
     pub code: Option<String>,
+    pub knock: Knock<'g>,
 }
 
 /// Checks `proof` for `u`.
-pub async fn check(k: Keys<'_>, u: &user::Model, proof: Proof) -> Result<(), ProofError> {
+pub async fn check(k: Keys<'_>, u: &user::Model, proof: Proof<'_>) -> Result<(), ProofError> {
+    let Proof {
+        password,
+        code,
+        mut knock,
+    } = proof;
     two_factor::check_lockout(k.db, &u.id).await?;
-    if !password::verify(proof.password, u.password_hash.clone()).await {
+    if !knock
+        .verify(password, Some(u.password_hash.clone()))
+        .await?
+    {
         two_factor::record_failure(k.db, &u.id).await?;
         return Err(ProofError::WrongPassword);
     }
     if u.two_factor {
-        let code = proof.code.filter(|c| !c.trim().is_empty());
+        let code = code.filter(|c| !c.trim().is_empty());
         let code = code.ok_or(ProofError::TwoFactorRequired)?;
-        two_factor::check_second_factor(k, u, &code).await?;
+        if let Err(e) = two_factor::check_second_factor(k, u, &code).await {
+            knock.refused();
+            return Err(e.into());
+        }
     }
+    knock.accepted();
     Ok(())
 }

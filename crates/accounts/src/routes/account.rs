@@ -7,9 +7,11 @@ use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::limits;
 use crate::auth::Authed;
 use crate::domain::email::{self, Mailing};
 use crate::domain::fields::{Email, Password, Username, required};
+use crate::domain::sessions::Client;
 use crate::domain::{profile, sessions, two_factor};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
@@ -231,10 +233,12 @@ pub struct PasswordBody {
     responses(
         (status = 200, description = "PASSWORD_CHANGED", body = CodeMessage),
         (status = 400, description = format!("{VALIDATION_ERROR} or {INVALID_PASSWORD}"), body = ErrorBody),
+        (status = 429, description = format!("{TOO_MANY_REQUESTS}: too many password checks from this address, or for this user, this minute; Retry-After"), body = ErrorBody),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
     me: Authed,
+    client: Client,
     Input(body): Input<PasswordBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let old = required(body.old_password, "oldPassword")?;
@@ -245,8 +249,10 @@ pub async fn change_password(
         required(body.new_password, "newPassword")?,
         &context,
     )?;
+    let knock = limits::knock(&state, limits::PROOF, client.ip, Some(&me.user.id)).await?;
     let current = me.session_id.as_str();
-    profile::change_password(state.db(), &state.sessions, &me.user, current, (old, new)).await?;
+    let change = (old, new, knock);
+    profile::change_password(state.db(), &state.sessions, &me.user, current, change).await?;
     Ok(done("PASSWORD_CHANGED", "Your password was changed"))
 }
 

@@ -118,10 +118,9 @@ pub async fn login(
         password: required(body.password, "password")?,
         code: body.code,
     };
-    limits::login(&state, client.ip, &attempt.login).await?;
+    let knock = limits::knock(&state, limits::LOGIN, client.ip, Some(&attempt.login)).await?;
     let issuer = state.issuer();
-    let (user, pair) =
-        auth::login(state.keys(), (&issuer, &state.dummy_hash), attempt, &client).await?;
+    let (user, pair) = auth::login(state.keys(), &issuer, (attempt, knock), &client).await?;
     Ok(tokens(&user, pair))
 }
 

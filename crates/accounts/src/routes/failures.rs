@@ -45,6 +45,6 @@ keel_platform::failures! {
     /// refused; wrong ones count towards the two-factor lockout.
     pub ProofRefused {
         400 => format!("{VALIDATION_ERROR} (no password, or a malformed path id: {INVALID_ID}), {INVALID_PASSWORD}, {TWO_FACTOR_REQUIRED} (two-factor is on and no code came) or {INVALID_CODE}"),
-        429 => format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes"),
+        429 => format!("{TOO_MANY_ATTEMPTS}: too many wrong passwords or codes; or {TOO_MANY_REQUESTS}: too many password checks from this address, or for this user, this minute (Retry-After)"),
     }
 }

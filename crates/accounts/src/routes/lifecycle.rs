@@ -16,6 +16,7 @@ use super::proof::ProofBody;
 use crate::auth::Authed;
 use crate::domain::deletion;
 use crate::domain::fields;
+use crate::domain::sessions::Client;
 use crate::domain::{export, notifications};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
@@ -36,9 +37,10 @@ use crate::views::{self, CodeMessage};
 pub async fn delete_account(
     State(state): State<AppState>,
     me: Authed,
+    client: Client,
     Input(body): Input<ProofBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let proof = body.into_proof()?;
+    let proof = body.into_proof(&state, &client, &me.user).await?;
     deletion::delete_account(state.keys(), &state.cfg.app_name, &me.user, proof).await?;
     Ok(CodeMessage::new(
         "ACCOUNT_DELETED",
@@ -102,7 +104,7 @@ pub async fn export_account(
             EXPORTS_PER_HOUR,
             Duration::from_secs(3600),
         )
-        .await?;
+        .await;
     if !hit.allowed {
         return Err(error::too_many_exports(hit.retry_after.as_secs().max(1)));
     }

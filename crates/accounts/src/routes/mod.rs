@@ -12,6 +12,8 @@ mod webauthn_json;
 mod well_known;
 mod yearly;
 
+pub use limits::DOORS;
+
 use keel_platform::http::openapi::{AuthFailures, HttpAuth};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;

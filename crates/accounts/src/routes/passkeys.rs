@@ -55,9 +55,10 @@ pub struct RegistrationOptions {
 pub async fn start_passkey_registration(
     State(state): State<AppState>,
     me: Authed,
+    client: Client,
     Input(body): Input<ProofBody>,
 ) -> Result<Json<RegistrationOptions>, Error> {
-    let proof = body.into_proof()?;
+    let proof = body.into_proof(&state, &client, &me.user).await?;
     let (rp, ttl) = state.relying_party();
     let (ceremony_id, options) =
         passkeys::start_registration((state.keys(), rp, ttl), &me.user, proof).await?;
@@ -181,10 +182,11 @@ pub async fn delete_passkey(
     State(state): State<AppState>,
     me: Authed,
     Path(id): Path<String>,
+    client: Client,
     Input(body): Input<ProofBody>,
 ) -> Result<Json<CodeMessage>, Error> {
     let id = PasskeyId::parse("passkeyId", &id)?;
-    let proof = body.into_proof()?;
+    let proof = body.into_proof(&state, &client, &me.user).await?;
     passkeys::delete(state.keys(), &me.user, &id, proof).await?;
     Ok(CodeMessage::new(
         "PASSKEY_DELETED",
@@ -229,7 +231,9 @@ pub async fn passkey_sign_in_options(
     client: Client,
     Input(body): Input<PasskeyOptionsBody>,
 ) -> Result<Json<PasskeySignInOptions>, Error> {
-    limits::passkey(&state, client.ip).await?;
+    let knock = limits::knock(&state, limits::PASSKEY, client.ip, None).await?;
+    // Options are half a sign-in: counted, its outcome told by the answer.
+    drop(knock);
     let login = body.login.filter(|l| !l.trim().is_empty());
     let (rp, ttl) = state.relying_party();
     let (ceremony_id, options) =
@@ -268,12 +272,21 @@ pub async fn passkey_sign_in(
     client: Client,
     JsonInput(body): JsonInput<PasskeySignInBody>,
 ) -> Result<Json<AuthResponse>, Error> {
-    limits::passkey(&state, client.ip).await?;
+    let knock = limits::knock(&state, limits::PASSKEY, client.ip, None).await?;
     let ceremony = ceremony_id(body.ceremony_id)?;
     let credential = credential(body.credential)?;
     let (rp, _) = state.relying_party();
     let issuer = state.issuer();
-    let (user, pair) =
-        passkey_sign_in::finish((state.db(), rp), &issuer, &ceremony, &credential, &client).await?;
-    Ok(tokens(&user, pair))
+    let signed_in =
+        passkey_sign_in::finish((state.db(), rp), &issuer, &ceremony, &credential, &client).await;
+    match signed_in {
+        Ok((user, pair)) => {
+            knock.accepted();
+            Ok(tokens(&user, pair))
+        }
+        Err(e) => {
+            knock.refused();
+            Err(e.into())
+        }
+    }
 }

@@ -4,9 +4,14 @@
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::domain::fields::{Invalid, required};
+use super::limits;
+use crate::domain::fields::required;
 use crate::domain::proof::Proof;
+use crate::domain::sessions::Client;
+use crate::entity::user;
+use crate::error::Error;
 use crate::input::lenient_string;
+use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]
 pub struct ProofBody {
@@ -19,11 +24,20 @@ pub struct ProofBody {
 }
 
 impl ProofBody {
-    /// The proof, or the missing password named.
-    pub fn into_proof(self) -> Result<Proof, Invalid> {
+    /// The proof, let in by the guard's proof door (counted for `client`'s
+    /// address and for `u`), or the missing password named.
+    pub async fn into_proof<'a>(
+        self,
+        state: &'a AppState,
+        client: &Client,
+        u: &user::Model,
+    ) -> Result<Proof<'a>, Error> {
+        let password = required(self.password, "password")?;
+        let knock = limits::knock(state, limits::PROOF, client.ip, Some(&u.id)).await?;
         Ok(Proof {
-            password: required(self.password, "password")?,
+            password,
             code: self.code,
+            knock,
         })
     }
 }

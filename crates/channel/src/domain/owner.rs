@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use keel_platform::config::Secret;
 use keel_platform::crypto::{random_token, sha256_hex};
 use keel_platform::db::{Db, is_unique_violation};
+use keel_platform::guard::{Knock, Throttled};
 use keel_platform::password;
 use keel_platform::sea_orm::sea_query::{Expr, OnConflict};
 use keel_platform::sea_orm::{
@@ -126,18 +127,37 @@ pub async fn set(db: &Db, email: &Email, password: NewPassword) -> Result<(), Se
     Ok(())
 }
 
-/// Checks the credentials; the same cost and answer whether the email or
+/// Why a sign-in could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    #[error(transparent)]
+    Throttled(#[from] Throttled),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// Checks the credentials of an attempt the guard let in (`knock`, which
+/// is told how it ended); the same cost and answer whether the email or
 /// the password is wrong.
-pub async fn check(db: &Db, email: &str, password: &str, dummy_hash: &str) -> Result<bool, DbErr> {
+pub async fn check(
+    db: &Db,
+    (email, password): (&str, &str),
+    mut knock: Knock<'_>,
+) -> Result<bool, SignInError> {
     let found = owner::Entity::find_by_id(owner::ID).one(db.read()).await?;
     let (email_ok, hash) = match &found {
         Some(o) => (
             o.email == email.trim().to_lowercase(),
-            o.password_hash.clone(),
+            Some(o.password_hash.clone()),
         ),
-        None => (false, dummy_hash.to_owned()),
+        None => (false, None),
     };
-    let password_ok = password::verify(password.to_owned(), hash).await;
+    let password_ok = knock.verify(password.to_owned(), hash).await?;
+    if email_ok && password_ok {
+        knock.accepted();
+    } else {
+        knock.refused();
+    }
     Ok(email_ok && password_ok)
 }
 

@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::SET_COOKIE;
 use axum::response::{IntoResponse, Response};
+use keel_platform::guard::Door;
 use keel_platform::http::Json;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -15,9 +16,15 @@ use crate::input::Body;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
-/// Sign-in attempts per minute from one address, and for one email.
-const PER_ADDRESS: u64 = 20;
-const PER_EMAIL: u64 = 5;
+/// The owner's sign-in: 20 attempts a minute from one address, 5 for one
+/// email, at the platform's guard.
+pub const SIGN_IN: Door = Door {
+    service: crate::API,
+    name: "sign-in",
+    routes: &[("POST", "/api/auth/sign-in")],
+    per_address: 20,
+    per_name: 5,
+};
 
 #[derive(Deserialize, ToSchema)]
 pub struct SignIn {
@@ -51,18 +58,11 @@ pub(crate) async fn limited(
     limit: u64,
     message: &'static str,
 ) -> Result<(), Error> {
-    match state
-        .platform
-        .cache
-        .per_minute(scope, subject, limit)
-        .await?
-    {
+    match state.platform.cache.per_minute(scope, subject, limit).await {
         None => Ok(()),
         Some(wait) => Err(error::too_many(message, wait.as_secs())),
     }
 }
-
-const SIGN_IN_LIMITED: &str = "Too many sign-in attempts; try again in a minute";
 
 /// Sign in as the owner; sets the session cookie. A wrong email and a
 /// wrong password answer the same.
@@ -84,23 +84,11 @@ pub async fn sign_in(
     if !same_origin(&state.cfg, &headers) {
         return Err(error::cross_site());
     }
-    limited(
-        &state,
-        ("channel:sign-in:ip", &visitor.peer.to_string()),
-        PER_ADDRESS,
-        SIGN_IN_LIMITED,
-    )
-    .await?;
     let email = body.email.trim().to_lowercase();
-    limited(
-        &state,
-        ("channel:sign-in:email", &email),
-        PER_EMAIL,
-        SIGN_IN_LIMITED,
-    )
-    .await?;
+    let guard = &state.platform.guard;
+    let knock = guard.knock(SIGN_IN, visitor.peer, Some(&email)).await?;
     let db = &state.platform.db;
-    if !owner::check(db, &email, &body.password, &state.dummy_hash).await? {
+    if !owner::check(db, (&email, &body.password), knock).await? {
         return Err(error::wrong_credentials());
     }
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).unwrap_or_default();

@@ -7,6 +7,9 @@ mod logo;
 
 /// The largest body a route takes (the logo upload).
 pub const LOGO_BODY_LIMIT: usize = logo::BODY_LIMIT;
+
+/// Every route that checks a credential, at the platform's guard.
+pub const DOORS: &[keel_platform::guard::Door] = &[auth::SIGN_IN, procedures::setup::SETUP];
 pub mod procedures;
 mod webhook;
 

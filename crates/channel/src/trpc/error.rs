@@ -159,6 +159,7 @@ impl WireShape for Trpc {
             PlatformError::Unavailable | PlatformError::StorageFull | PlatformError::Starting => {
                 TrpcCode::ServiceUnavailable
             }
+            PlatformError::TooManyAttempts(_) => TrpcCode::TooManyRequests,
         };
         code.key()
     }

@@ -12,6 +12,7 @@ mod db_copy;
 mod db_copy_refusals;
 mod deploy_files;
 mod error_shapes;
+mod guard;
 mod nul;
 mod observability;
 mod openapi_clients;
@@ -26,6 +27,7 @@ mod services;
 mod slow_requests;
 mod startup;
 mod svc_cli;
+mod trace_secrets;
 mod traces;
 mod upgrade;
 

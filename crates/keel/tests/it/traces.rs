@@ -25,13 +25,13 @@ use crate::push_common::{seed, sent_in_db};
 const CLIENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN: &str = "00f067aa0ba902b7";
 
-struct Receiver {
+pub(crate) struct Receiver {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Receiver {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let mut child = Command::new(checker("python"))
             .arg(root().join("crates/testkit/checkers/otlp_receiver.py"))
             .stdout(Stdio::piped())
@@ -45,7 +45,7 @@ impl Receiver {
         Self { child, url }
     }
 
-    async fn spans(&self) -> Vec<Value> {
+    pub(crate) async fn spans(&self) -> Vec<Value> {
         let r = reqwest::get(format!("{}/spans", self.url)).await.unwrap();
         r.json().await.unwrap()
     }
@@ -103,7 +103,7 @@ async fn all_sent(platform: &keel_platform::Platform, n: u64, node: &KeelProcess
     assert!(sent.is_some(), "{}", node.stderr());
 }
 
-async fn stop(mut node: KeelProcess) -> String {
+pub(crate) async fn stop(mut node: KeelProcess) -> String {
     node.signal(Signal::SIGTERM);
     assert!(node.wait(Duration::from_secs(20)).await.success());
     node.stderr()
@@ -236,7 +236,7 @@ async fn a_push_send_is_one_trace_from_the_request_through_its_statements_jobs_a
         request_log.unwrap_or_else(|| panic!("a JSON log line with the trace id: {logs}"));
     assert_eq!(request_log["span_id"], server["span_id"], "{request_log}");
     assert!(
-        !request_log["span"]["request_id"]
+        !request_log["span"]["keel.request_id"]
             .as_str()
             .unwrap_or("")
             .is_empty(),

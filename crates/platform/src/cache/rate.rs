@@ -18,7 +18,7 @@ use tracing::Instrument;
 
 use crate::http::timing::{Phase, timed};
 
-use super::{Backend, Cache, CacheError, lock, millis};
+use super::{Backend, Cache, lock, millis};
 
 /// Outcome of a rate-limit check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Cache {
         subject: &str,
         limit: u64,
         window: Duration,
-    ) -> Result<RateDecision, CacheError> {
+    ) -> RateDecision {
         let window_ms = millis(window).max(1);
         let now_ms = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
         let slot = now_ms / window_ms;
@@ -90,7 +90,7 @@ impl Cache {
                 }
             }
         };
-        Ok(decide(limit, window_ms, elapsed, prev, count))
+        decide(limit, window_ms, elapsed, prev, count)
     }
 }
 
@@ -99,19 +99,19 @@ impl Cache {
     /// `scope`: `None` while within it, else how long until one more hit
     /// would pass (at least a second). What the services' sign-in,
     /// registration and set-up limits share.
-    pub async fn per_minute(
-        &self,
-        scope: &str,
-        subject: &str,
-        limit: u64,
-    ) -> Result<Option<Duration>, CacheError> {
+    pub async fn per_minute(&self, scope: &str, subject: &str, limit: u64) -> Option<Duration> {
         if limit == 0 {
-            return Ok(None);
+            return None;
         }
         let d = self
             .hit(scope, subject, limit, Duration::from_secs(60))
-            .await?;
-        Ok((!d.allowed).then(|| d.retry_after.max(Duration::from_secs(1))))
+            .await;
+        (!d.allowed).then(|| d.retry_after.max(Duration::from_secs(1)))
+    }
+
+    /// `subject` as rate-limit keys and logs name it: its keyed pseudonym.
+    pub fn pseudonym(&self, subject: &str) -> String {
+        self.pseudonyms.of(subject)
     }
 }
 

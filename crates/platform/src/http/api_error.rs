@@ -324,6 +324,14 @@ impl<S: WireShape> From<PlatformError> for ApiError<S> {
     }
 }
 
+/// Over a door's limit at the guard: 429 with `Retry-After`, in the
+/// service's shape.
+impl<S: WireShape> From<crate::guard::Throttled> for ApiError<S> {
+    fn from(t: crate::guard::Throttled) -> Self {
+        Self::from(PlatformError::TooManyAttempts(t.secs()))
+    }
+}
+
 impl<S: WireShape> From<super::input::InputError> for ApiError<S> {
     fn from(e: super::input::InputError) -> Self {
         S::input_error(e)

@@ -21,6 +21,9 @@ pub enum PlatformError {
     /// The process is starting (connecting, migrating): 503 with
     /// `Retry-After`.
     Starting,
+    /// Over a door's limit at the guard (`guard::Throttled`): 429 with
+    /// `Retry-After` (these seconds).
+    TooManyAttempts(u64),
 }
 
 impl PlatformError {
@@ -35,6 +38,7 @@ impl PlatformError {
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Unavailable | Self::Starting => StatusCode::SERVICE_UNAVAILABLE,
             Self::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
+            Self::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -54,6 +58,7 @@ impl PlatformError {
             Self::Starting => {
                 "The service is starting (preparing its database); try again shortly".to_owned()
             }
+            Self::TooManyAttempts(_) => "Too many attempts; try again in a minute".to_owned(),
         }
     }
 
@@ -62,6 +67,7 @@ impl PlatformError {
         match self {
             Self::Unavailable | Self::Starting => Some(5),
             Self::StorageFull => Some(60),
+            Self::TooManyAttempts(secs) => Some((*secs).max(1)),
             _ => None,
         }
     }

@@ -13,11 +13,13 @@ use crate::telemetry::otel;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// One span per request, carrying the service and the request id. When
-/// traces are on it is also the request's server span: named by the route
-/// template (`GET /goals/weekly/{id}`, never the raw path), with the
-/// semantic-convention attributes, and the child of the caller's
-/// `traceparent` when the request carries one.
+/// One span per request, with the same fields whether traces are on or
+/// not (log lines carry them too): the method, the route template
+/// (`/goals/weekly/{id}`, never the raw path: paths carry tokens), the
+/// service and the request id. When traces are on it is also the request's
+/// server span, named `GET /goals/weekly/{id}`, with the status, and the
+/// child of the caller's `traceparent` when the request carries one; these
+/// are its only attributes.
 pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Span + Clone {
     move |req: &Request<Body>| {
         let id = req
@@ -25,25 +27,21 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
             .get(&REQUEST_ID)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        if !otel::enabled() {
-            return tracing::info_span!(
-                "request",
-                service,
-                method = %req.method(),
-                path = %req.uri().path(),
-                request_id = %id,
-            );
-        }
         let route = req
             .extensions()
             .get::<MatchedPath>()
             .map_or("unmatched", MatchedPath::as_str);
+        if !otel::enabled() {
+            return tracing::info_span!(
+                "request",
+                http.request.method = %req.method(),
+                http.route = route,
+                keel.service = service,
+                keel.request_id = %id,
+            );
+        }
         let span = tracing::info_span!(
             "request",
-            service,
-            method = %req.method(),
-            path = %req.uri().path(),
-            request_id = %id,
             otel.name = %format_args!("{} {route}", req.method()),
             otel.kind = "server",
             otel.status_code = tracing::field::Empty,
@@ -51,6 +49,7 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
             http.route = route,
             http.response.status_code = tracing::field::Empty,
             keel.service = service,
+            keel.request_id = %id,
         );
         otel::spans::adopt_parent(&span, req.headers());
         span

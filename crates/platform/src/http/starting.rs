@@ -109,7 +109,7 @@ impl Startup {
             .route("/healthz", get(health::healthz))
             .route("/readyz", get(readyz))
             .fallback(move |req: Request| async move {
-                tracing::debug!(path = %req.uri().path(), "holding a request until the service is ready");
+                tracing::debug!("holding a request until the service is ready");
                 match takeover.ready(hold).await {
                     Some(router) => match tower::ServiceExt::oneshot(router, req).await {
                         Ok(resp) => resp,

@@ -44,6 +44,7 @@ pub fn init_tracing(format: LogFormat) -> Result<(), otel::OtelConfigError> {
             .with_threads(false)
             .with_location(false)
             .with_level(false)
+            .with_target(false)
     });
     let registry = tracing_subscriber::registry().with(filter).with(traces);
     let result = match format {

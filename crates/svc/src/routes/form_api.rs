@@ -232,8 +232,7 @@ async fn accepted(
             u64::from(settings.submission_rate_limit),
             std::time::Duration::from_secs(60),
         )
-        .await
-        .map_err(Error::internal)?;
+        .await;
     if !decision.allowed {
         return Err(error::too_many_submissions(decision.retry_after.as_secs()));
     }

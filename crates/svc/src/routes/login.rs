@@ -4,7 +4,8 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use keel_platform::http::Json;
+use keel_platform::guard::Door;
+use keel_platform::http::{Json, client_ip};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -36,6 +37,16 @@ pub struct UserView {
     capabilities: Vec<String>,
 }
 
+/// The admin login: 20 attempts a minute from one address, 5 for one
+/// username, at the platform's guard.
+pub const LOGIN: Door = Door {
+    service: crate::NAME,
+    name: "admin-login",
+    routes: &[("POST", "/admin/login")],
+    per_address: 20,
+    per_name: 5,
+};
+
 /// Cookie login: sets an HttpOnly, SameSite=Strict session cookie and
 /// returns the nonce.
 #[utoipa::path(post, path = "/admin/login", tag = "admin",
@@ -44,6 +55,7 @@ pub struct UserView {
         (status = 200, body = LoggedIn),
         (status = 400, description = format!("{REST_INVALID_JSON}: a field is missing or not a string"), body = ErrorBody),
         (status = 401, description = REST_INVALID_CREDENTIALS, body = ErrorBody),
+        (status = 429, description = format!("{RATE_LIMITED}: too many sign-in attempts from this address, or for this username, this minute; Retry-After"), body = ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
@@ -51,14 +63,21 @@ pub async fn login(
     headers: HeaderMap,
     Body(body): Body<LoginBody>,
 ) -> Result<Response, Error> {
+    let address = client_ip(
+        peer.ip(),
+        &headers,
+        &state.platform.config.http.trusted_proxies,
+    );
+    let guard = &state.platform.guard;
+    let mut knock = guard.knock(LOGIN, address, Some(&body.username)).await?;
     let found = admin::find_user(&state.db, &body.username).await?;
-    let hash = found
-        .as_ref()
-        .map_or_else(|| state.dummy_hash.clone(), |u| u.password_hash.clone());
-    let ok = keel_platform::password::verify(body.password, hash).await;
+    let hash = found.as_ref().map(|u| u.password_hash.clone());
+    let ok = knock.verify(body.password, hash).await?;
     let Some(u) = found.filter(|_| ok) else {
+        knock.refused();
         return Err(error::bad_credentials());
     };
+    knock.accepted();
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).map_err(Error::internal)?;
     let (token, nonce) = admin::open_session(&state.db, &u, ttl).await?;
     let secure = is_https(&state, peer, &headers);

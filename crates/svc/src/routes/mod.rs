@@ -7,6 +7,9 @@ mod cors;
 mod failures;
 mod form_api;
 mod login;
+
+/// Every credential check of the service, at the platform's guard.
+pub const DOORS: &[keel_platform::guard::Door] = &[login::LOGIN, crate::auth::APP_PASSWORD];
 mod paging;
 mod push_admin;
 mod push_device_list;

@@ -5,7 +5,7 @@ mod analytics;
 mod channel;
 mod emotes;
 mod panels;
-mod setup;
+pub(crate) mod setup;
 mod stream;
 
 use std::net::IpAddr;

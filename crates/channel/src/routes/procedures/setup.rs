@@ -8,8 +8,8 @@ use crate::auth::session_cookie;
 use crate::domain::owner::{self, Setup};
 use crate::domain::values::{Email, NewPassword, Text};
 use crate::error::Error;
-use crate::routes::auth::limited;
 use crate::trpc::{Access, Context, Kind, Procedures, no_input};
+use keel_platform::guard::Door;
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -77,19 +77,25 @@ async fn status(ctx: Ctx) -> Result<SetupStatus, Error> {
     })
 }
 
-/// Set-up attempts per minute from one address (the code has 60 bits).
-const ATTEMPTS_PER_ADDRESS: u64 = 10;
+/// The set-up code's check: 10 attempts a minute from one address (the
+/// code has 60 bits), at the platform's guard.
+pub const SETUP: Door = Door {
+    service: crate::API,
+    name: "setup",
+    routes: &[("POST", "/api/trpc/setup.complete")],
+    per_address: 10,
+    per_name: 0,
+};
 
 async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
     let db = &ctx.state.platform.db;
-    limited(
-        &ctx.state,
-        ("channel:setup:ip", &ctx.peer.to_string()),
-        ATTEMPTS_PER_ADDRESS,
-        "Too many set-up attempts; try again in a minute",
-    )
-    .await?;
-    owner::set_up(
+    let knock = ctx
+        .state
+        .platform
+        .guard
+        .knock(SETUP, ctx.peer, None)
+        .await?;
+    let done = owner::set_up(
         db,
         Setup {
             code: input.code,
@@ -100,7 +106,14 @@ async fn complete(ctx: Ctx, input: SetupInput) -> Result<SetupDone, Error> {
         },
         ctx.state.cfg.setup_code.as_ref(),
     )
-    .await?;
+    .await;
+    match done {
+        Ok(()) => knock.accepted(),
+        Err(e) => {
+            knock.refused();
+            return Err(e.into());
+        }
+    }
     ctx.info_changed();
     let ttl = chrono::Duration::from_std(ctx.state.cfg.session_ttl).unwrap_or_default();
     let token = owner::open_session(db, ttl).await?;
