@@ -9,6 +9,7 @@
 //! - [`outbound`], [`jwks`]: outbound HTTP and JWKS-backed JWT verification
 //! - [`telemetry`]: logs and metrics
 
+pub mod audit;
 pub mod batch;
 pub mod cache;
 pub mod check;

@@ -23,6 +23,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "jobs_trace_parent",
             up: jobs_trace_parent,
         },
+        Migration {
+            version: 3,
+            name: "audit",
+            up: audit,
+        },
     ],
     tables,
 };
@@ -46,6 +51,40 @@ fn jobs_trace_parent(b: DbBackend) -> Vec<sea_orm::Statement> {
         .add_column(ColumnDef::new("trace_parent").string_len(64).null())
         .to_owned();
     build_all(b, &[&alter])
+}
+
+/// The one audit log (`audit`), read newest first per service, narrowed by
+/// actor, action or subject.
+fn audit(b: DbBackend) -> Vec<sea_orm::Statement> {
+    use crate::migrate::col::{serial, string, string_null, timestamp};
+    let table = Table::create()
+        .table("keel_audit")
+        .col(serial("id"))
+        .col(timestamp("at"))
+        .col(string("service", 40))
+        .col(string("actor", 200))
+        .col(string("action", 100))
+        .col(string_null("subject", 200))
+        .col(ColumnDef::new("before").text().null())
+        .col(ColumnDef::new("after").text().null())
+        .col(ColumnDef::new("detail").text().null())
+        .col(string_null("address", 64))
+        .to_owned();
+    let by = |name: &str, col: &str| {
+        Index::create()
+            .name(format!("keel_audit_{name}"))
+            .table("keel_audit")
+            .col("service")
+            .col(col.to_owned())
+            .col("id")
+            .to_owned()
+    };
+    let (actor, action, subject) = (
+        by("actor", "actor"),
+        by("action", "action"),
+        by("subject", "subject"),
+    );
+    build_all(b, &[&table, &actor, &action, &subject])
 }
 
 fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
@@ -98,5 +137,6 @@ fn tables() -> Vec<crate::db::copy::TableSpec> {
     vec![
         TableSpec::of::<crate::jobs::entity::Entity>(),
         TableSpec::of::<crate::jobs::cron::entity::Entity>(),
+        TableSpec::of::<crate::audit::entity::Entity>(),
     ]
 }

@@ -26,6 +26,8 @@ pub const NONCE_HEADER: &str = "x-svc-nonce";
 /// The error code a route answers when the caller lacks the capability.
 pub trait Forbidden: Send + Sync + 'static {
     const CODE: &'static str;
+    /// The capability the routes need.
+    const CAPABILITY: &'static str = CAPABILITY;
     /// Whether a failed authentication answers 403 `CODE` too (instead of
     /// the host site's 401s).
     const ALWAYS_FORBIDDEN: bool = false;
@@ -35,6 +37,13 @@ pub trait Forbidden: Send + Sync + 'static {
 pub struct Site;
 impl Forbidden for Site {
     const CODE: &'static str = error::code::REST_FORBIDDEN;
+}
+
+/// Managing the other users (`svc_manage_admins`).
+pub struct Admins;
+impl Forbidden for Admins {
+    const CODE: &'static str = error::code::REST_FORBIDDEN;
+    const CAPABILITY: &'static str = crate::domain::admins::MANAGE_ADMINS;
 }
 
 /// The push module's admin routes.
@@ -49,7 +58,21 @@ pub struct Admin<F: Forbidden = Site> {
     pub user: user::Model,
     /// Signed in with an application password (not the cookie session).
     pub by_app_password: bool,
+    /// Where the request came from (through trusted proxies).
+    pub address: std::net::IpAddr,
     _code: PhantomData<F>,
+}
+
+impl<F: Forbidden> Admin<F> {
+    /// Who is acting, as the audit log records it.
+    pub fn actor(&self) -> keel_platform::audit::Actor {
+        keel_platform::audit::Actor::at(&self.user.username, self.address)
+    }
+
+    /// Records `entry` as done by this admin.
+    pub async fn record(&self, state: &AppState, entry: keel_platform::audit::Entry) {
+        keel_platform::audit::record(&state.db, &self.actor(), entry).await;
+    }
 }
 
 pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
@@ -158,12 +181,14 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
             Err(e) if !e.is_internal() && F::ALWAYS_FORBIDDEN => return Err(forbidden()),
             Err(e) => return Err(e),
         };
-        if !has_capability(&user, CAPABILITY) {
+        if !has_capability(&user, F::CAPABILITY) {
             return Err(forbidden());
         }
+        let address = request_client_ip(parts, &state.platform.config.http.trusted_proxies);
         Ok(Self {
             user,
             by_app_password,
+            address,
             _code: PhantomData,
         })
     }

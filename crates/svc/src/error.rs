@@ -160,6 +160,14 @@ pub fn not_allowed(code: &'static str) -> Error {
     Error::forbidden(code, "Sorry, you are not allowed to do that.")
 }
 
+/// Disabling or removing oneself from the console.
+pub fn not_yourself() -> Error {
+    Error::forbidden(
+        REST_FORBIDDEN,
+        "You cannot disable or remove yourself; another admin or the command line can.",
+    )
+}
+
 pub fn no_such_form() -> Error {
     Error::not_found(FORM_NOT_FOUND, "Form not found")
 }
@@ -316,7 +324,7 @@ impl From<AdminError> for Error {
             AdminError::BadUsername => Error::bad_request(INVALID_USERNAME, e.to_string()),
             AdminError::UserExists(_) => Error::conflict(EXISTING_USER_LOGIN, e.to_string()),
             AdminError::NoUser(_) => Error::not_found(INVALID_USERNAME, e.to_string()),
-            AdminError::BadName => invalid_param(e.to_string()),
+            AdminError::BadName | AdminError::NoCapability(_) => invalid_param(e.to_string()),
             AdminError::DuplicateName { .. } => {
                 Error::conflict(DUPLICATE_APP_PASSWORD, e.to_string())
             }

@@ -40,6 +40,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "push_idempotency_keys",
             up: push_idempotency_keys,
         },
+        Migration {
+            version: 6,
+            name: "admins_disabled_audit_to_platform",
+            up: admins_disabled_audit_to_platform,
+        },
     ],
     tables: crate::entity::tables,
 };
@@ -336,4 +341,29 @@ fn push_idempotency_keys(b: DbBackend) -> Vec<Statement> {
         )
         .to_owned();
     build_all(b, &[&keys])
+}
+
+/// An admin may be disabled (kept, refused at every door); svc's audit
+/// entries move to the platform's one log (`keel_audit`), App Check's as
+/// the app (actor) and the form (subject) with the token's hash. The old
+/// table stays, empty, until a later release drops it. Copies every audit
+/// row once (a statement per table, no per-row work).
+fn admins_disabled_audit_to_platform(b: DbBackend) -> Vec<Statement> {
+    let disabled = Table::alter()
+        .table("svc_users")
+        .add_column(
+            ColumnDef::new("disabled_at")
+                .timestamp_with_time_zone()
+                .null(),
+        )
+        .to_owned();
+    let mut all = build_all(b, &[&disabled]);
+    all.push(Statement::from_string(
+        b,
+        "INSERT INTO keel_audit (at, service, actor, action, subject, detail) \
+         SELECT created_at, 'svc', app_id, event, form_id, \
+         '{\"token_hash\":\"' || token_hash || '\"}' FROM svc_audit ORDER BY id",
+    ));
+    all.push(Statement::from_string(b, "DELETE FROM svc_audit"));
+    all
 }

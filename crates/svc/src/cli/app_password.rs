@@ -2,6 +2,8 @@
 
 use clap::Subcommand;
 use keel_platform::Platform;
+use keel_platform::audit::{self, Actor, Entry};
+use serde_json::json;
 
 use crate::domain::admin;
 
@@ -20,12 +22,20 @@ pub async fn run(p: &Platform, cmd: AppPasswordCommand) -> anyhow::Result<String
     match cmd {
         AppPasswordCommand::Add { username, name } => {
             let shown = admin::add_app_password(db, &username, &name).await?;
+            let entry = Entry::new(crate::NAME, "svc_app_password_created")
+                .on(&username)
+                .detail(json!({"name": name}));
+            audit::record(db, &Actor::cli(), entry).await;
             Ok(format!(
                 "application password {name:?} for {username} (shown once): {shown}"
             ))
         }
         AppPasswordCommand::Revoke { username, name } => {
             if admin::revoke_app_password(db, &username, &name).await? {
+                let entry = Entry::new(crate::NAME, "svc_app_password_revoked")
+                    .on(&username)
+                    .detail(json!({"name": name}));
+                audit::record(db, &Actor::cli(), entry).await;
                 Ok(format!("revoked {name:?} of {username}"))
             } else {
                 anyhow::bail!("{username} has no application password named {name:?}")

@@ -2,6 +2,8 @@
 
 use clap::Subcommand;
 use keel_platform::Platform;
+use keel_platform::audit::{self, Actor, Entry};
+use serde_json::json;
 
 use crate::domain::forms::FormDef;
 use crate::domain::site;
@@ -35,11 +37,25 @@ pub async fn run(p: &Platform, cmd: FormCommand) -> anyhow::Result<String> {
             };
             let def: FormDef = serde_json::from_str(&text)
                 .map_err(|e| anyhow::anyhow!("not a form definition: {e}"))?;
+            let before = site::get_form(db, &def.id).await?;
             site::put_form(db, &def).await?;
+            let action = if before.is_some() {
+                "svc_form_changed"
+            } else {
+                "svc_form_created"
+            };
+            let (before, after) = (before.map(|b| json!(b)), Some(json!(def)));
+            let entry = Entry::new(crate::NAME, action)
+                .on(&def.id)
+                .change(before, after);
+            audit::record(db, &Actor::cli(), entry).await;
             Ok(format!("saved form {}", def.id))
         }
         FormCommand::Remove { id } => {
+            let before = site::get_form(db, &id).await?.map(|b| json!(b));
             if site::delete_form(db, &id).await? {
+                let entry = Entry::new(crate::NAME, "svc_form_removed").on(&id);
+                audit::record(db, &Actor::cli(), entry.change(before, None)).await;
                 Ok(format!("removed form {id}"))
             } else {
                 anyhow::bail!("no form {id:?}")

@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 use keel_platform::Platform;
+use keel_platform::audit::{self, Actor};
 
 use crate::domain::settings::{SettingsPatch, SettingsStore, SettingsView};
 
@@ -25,9 +26,15 @@ pub async fn run(p: &Platform, cmd: SettingsCommand) -> anyhow::Result<String> {
     let s = match cmd {
         SettingsCommand::Show => store.get().await?,
         SettingsCommand::Set { key, value } => {
-            store
-                .update(SettingsPatch::from_pair(&key, &value)?)
-                .await?
+            let patch = SettingsPatch::from_pair(&key, &value)?;
+            let tokens_given = patch.appcheck_debug_tokens.is_some();
+            let before = SettingsView::from(store.get().await?.as_ref());
+            let after = store.update(patch).await?;
+            let changes = SettingsView::changes(&before, &after.as_ref().into(), tokens_given);
+            if let Some(entry) = changes {
+                audit::record(&p.db, &Actor::cli(), entry).await;
+            }
+            after
         }
     };
     super::json(&SettingsView::from(s.as_ref()))

@@ -24,6 +24,8 @@ pub enum AdminError {
     NoUser(String),
     #[error("name must be 1 to 100 characters")]
     BadName,
+    #[error("No capability {0:?} (svc_manage, svc_manage_admins)")]
+    NoCapability(String),
     #[error("{username} already has an application password named {name:?}")]
     DuplicateName { username: String, name: String },
     #[error(transparent)]
@@ -205,7 +207,10 @@ pub async fn check_app_password(
     username: &str,
     given: &str,
 ) -> Result<Option<user::Model>, DbErr> {
-    let Some(u) = find_user(db, username).await? else {
+    let Some(u) = find_user(db, username)
+        .await?
+        .filter(|u| u.disabled_at.is_none())
+    else {
         return Ok(None);
     };
     let hash = sha256_hex(normalize_app_password(given).as_bytes());
@@ -253,7 +258,7 @@ pub async fn find_session(
         return Ok(None);
     };
     let u = user::Entity::find_by_id(s.user_id).one(db.read()).await?;
-    Ok(u.map(|u| (s, u)))
+    Ok(u.filter(|u| u.disabled_at.is_none()).map(|u| (s, u)))
 }
 
 pub async fn close_session(db: &Db, cookie: &str) -> Result<(), DbErr> {

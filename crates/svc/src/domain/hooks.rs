@@ -1,19 +1,19 @@
 //! In-process events, like the host site's hooks. `svc_forms_appcheck_verified`
 //! fires after an App Check token verifies, with (app id, form id, token); it
-//! is recorded in `svc_audit` (with the token's SHA-256, never the token)
-//! and delivered to whoever subscribed.
+//! is recorded in the audit log (the app as the actor, the form as the
+//! subject, the token's SHA-256, never the token) and delivered to whoever
+//! subscribed.
 
 use std::sync::OnceLock;
 
-use chrono::Utc;
+use keel_platform::audit::{self, Actor, Entry};
 use keel_platform::batch::{BatchError, Batcher};
 use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
-use keel_platform::sea_orm::{ConnectionTrait, DbErr, EntityTrait, Set};
+use keel_platform::sea_orm::{ConnectionTrait, DbErr};
 use keel_platform::tasks::Tasks;
+use serde_json::json;
 use tokio::sync::broadcast;
-
-use crate::entity::audit;
 
 pub const APPCHECK_VERIFIED: &str = "svc_forms_appcheck_verified";
 
@@ -47,27 +47,22 @@ pub fn audit_writer(db: Db, tasks: &Tasks) -> AuditWriter {
     })
 }
 
-/// Inserts the audit rows of `events` (none: nothing).
+/// Inserts the audit entries of `events` (none: nothing).
 pub async fn insert_audit(
     conn: &impl ConnectionTrait,
     events: &[AppCheckVerified],
 ) -> Result<(), DbErr> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let now = Utc::now();
-    let rows = events.iter().map(|e| audit::ActiveModel {
-        event: Set(APPCHECK_VERIFIED.to_owned()),
-        app_id: Set(e.app_id.clone()),
-        form_id: Set(Some(e.form_id.clone())),
-        token_hash: Set(sha256_hex(e.token.as_bytes())),
-        created_at: Set(now),
-        ..Default::default()
+    let entries = events.iter().map(|e| {
+        let app = Actor {
+            name: e.app_id.clone(),
+            address: None,
+        };
+        let entry = Entry::new(crate::NAME, APPCHECK_VERIFIED)
+            .on(&e.form_id)
+            .detail(json!({"token_hash": sha256_hex(e.token.as_bytes())}));
+        (app, entry)
     });
-    audit::Entity::insert_many(rows)
-        .exec_without_returning(conn)
-        .await?;
-    Ok(())
+    audit::record_all(conn, entries.collect()).await
 }
 
 /// Records the event (committed before this returns) and delivers it.

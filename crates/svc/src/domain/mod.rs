@@ -2,6 +2,7 @@
 //! forms, submissions, audit), App Check, and push.
 
 pub mod admin;
+pub mod admins;
 pub mod appcheck;
 pub mod csv_out;
 pub mod forms;
@@ -9,5 +10,6 @@ pub mod hooks;
 pub mod params;
 pub mod push;
 pub mod settings;
+mod settings_view;
 pub mod site;
 pub mod values;

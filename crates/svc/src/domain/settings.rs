@@ -12,7 +12,7 @@ use keel_platform::crypto::sha256_hex;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::sea_query::OnConflict;
 use keel_platform::sea_orm::{DbErr, EntityTrait, Set};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -51,34 +51,7 @@ impl Default for Settings {
     }
 }
 
-/// The settings as admins see them (debug tokens only counted).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SettingsView {
-    pub allowed_origins: Vec<String>,
-    pub forms_allowlist: Vec<String>,
-    pub push_enabled: bool,
-    pub appcheck_project_number: Option<String>,
-    pub appcheck_app_ids: Vec<String>,
-    /// How many debug tokens are configured (they are stored hashed).
-    pub appcheck_debug_tokens: usize,
-    pub submission_rate_limit: u32,
-    pub payload_limit_bytes: u64,
-}
-
-impl From<&Settings> for SettingsView {
-    fn from(s: &Settings) -> Self {
-        Self {
-            allowed_origins: s.allowed_origins.clone(),
-            forms_allowlist: s.forms_allowlist.clone(),
-            push_enabled: s.push_enabled,
-            appcheck_project_number: s.appcheck_project_number.clone(),
-            appcheck_app_ids: s.appcheck_app_ids.clone(),
-            appcheck_debug_tokens: s.appcheck_debug_token_hashes.len(),
-            submission_rate_limit: s.submission_rate_limit,
-            payload_limit_bytes: s.payload_limit_bytes,
-        }
-    }
-}
+pub use super::settings_view::SettingsView;
 
 /// A partial update; absent fields stay as they are.
 #[derive(Debug, Default, Deserialize, ToSchema)]

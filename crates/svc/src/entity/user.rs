@@ -13,6 +13,9 @@ pub struct Model {
     /// Space-separated capabilities, e.g. `svc_manage`.
     pub capabilities: String,
     pub created_at: DateTimeUtc,
+    /// Set while the user is disabled: refused at every door, sessions
+    /// and application passwords kept from working.
+    pub disabled_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

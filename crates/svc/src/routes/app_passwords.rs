@@ -6,9 +6,11 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
+use keel_platform::audit::Entry;
 use keel_platform::http::Json;
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::auth::Admin;
@@ -95,6 +97,10 @@ pub async fn create_app_password(
         return Err(error::app_password_needs_session());
     }
     let made = admin::create_app_password(&state.db, &admin.user, &new.name.0).await?;
+    let entry = Entry::new(crate::NAME, "svc_app_password_created").on(&made.row.id);
+    admin
+        .record(&state, entry.detail(json!({"name": made.row.name})))
+        .await;
     Ok((
         StatusCode::CREATED,
         Json(CreatedAppPassword {
@@ -121,6 +127,8 @@ pub async fn revoke_app_password(
     if !admin::revoke_app_password_by_id(&state.db, &admin.user, &uuid).await? {
         return Err(error::no_such_app_password());
     }
+    let entry = Entry::new(crate::NAME, "svc_app_password_revoked").on(&uuid);
+    admin.record(&state, entry).await;
     Ok(Json(Revoked {
         deleted: true,
         uuid,

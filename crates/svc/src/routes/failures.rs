@@ -36,4 +36,15 @@ keel_platform::failures! {
     pub NoSuchForm {
         404 => FORM_NOT_FOUND,
     }
+
+    /// A route managing the other users without an administrator who may.
+    pub NotAdminOfAdmins {
+        401 => format!("{REST_NOT_LOGGED_IN} (no credentials) or {INCORRECT_PASSWORD} (a wrong application password)"),
+        403 => format!("{REST_FORBIDDEN} (no svc_manage_admins; or disabling or removing oneself, which the command line does) or {REST_COOKIE_INVALID_NONCE} (a session cookie without its nonce)"),
+    }
+
+    /// No user has that username.
+    pub NoSuchUser {
+        404 => INVALID_USERNAME,
+    }
 }

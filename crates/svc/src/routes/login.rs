@@ -4,8 +4,9 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
+use keel_platform::audit::{self, Actor, Entry};
 use keel_platform::guard::Door;
-use keel_platform::http::{Json, client_ip};
+use keel_platform::http::{Json, client_ip, request_client_ip};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -69,15 +70,27 @@ pub async fn login(
         &state.platform.config.http.trusted_proxies,
     );
     let guard = &state.platform.guard;
-    let mut knock = guard.knock(LOGIN, address, Some(&body.username)).await?;
+    let mut knock = match guard.knock(LOGIN, address, Some(&body.username)).await {
+        Ok(knock) => knock,
+        Err(throttled) => {
+            record_throttled(&state, &body.username, address).await;
+            return Err(throttled.into());
+        }
+    };
     let found = admin::find_user(&state.db, &body.username).await?;
     let hash = found.as_ref().map(|u| u.password_hash.clone());
     let ok = knock.verify(body.password, hash).await?;
-    let Some(u) = found.filter(|_| ok) else {
+    // A disabled user is refused as a wrong password is: nothing to learn.
+    let Some(u) = found.clone().filter(|u| ok && u.disabled_at.is_none()) else {
         knock.refused();
+        let refused = Entry::new(crate::NAME, "svc_admin_sign_in_refused");
+        let who = actor_name(&state, &body.username, found.as_ref());
+        audit::record(&state.db, &Actor::at(who, address), refused).await;
         return Err(error::bad_credentials());
     };
     knock.accepted();
+    let signed_in = Entry::new(crate::NAME, "svc_admin_signed_in");
+    audit::record(&state.db, &Actor::at(&u.username, address), signed_in).await;
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).map_err(Error::internal)?;
     let (token, nonce) = admin::open_session(&state.db, &u, ttl).await?;
     let secure = is_https(&state, peer, &headers);
@@ -96,6 +109,42 @@ pub async fn login(
         HeaderValue::from_str(&cookie).map_err(Error::internal)?,
     );
     Ok(resp)
+}
+
+/// Who tried, as the audit log names them: the user, or (a name no user
+/// has, which may be a password typed in the wrong box) its pseudonym.
+fn actor_name(state: &AppState, typed: &str, found: Option<&crate::entity::user::Model>) -> String {
+    found.map_or_else(
+        || {
+            format!(
+                "unknown {}",
+                state.platform.cache.pseudonym(&typed.trim().to_lowercase())
+            )
+        },
+        |u| u.username.clone(),
+    )
+}
+
+/// A throttled sign-in, in the audit log at most once a minute per address
+/// and name: a flood writes one entry, its count is on `/metrics`.
+async fn record_throttled(state: &AppState, typed: &str, address: std::net::IpAddr) {
+    let key = format!(
+        "svc:throttled:{address}:{}",
+        state.platform.cache.pseudonym(&typed.trim().to_lowercase())
+    );
+    let first = state
+        .platform
+        .cache
+        .claim(&key, std::time::Duration::from_secs(60))
+        .await
+        .unwrap_or(false);
+    if !first {
+        return;
+    }
+    let found = admin::find_user(&state.db, typed).await.ok().flatten();
+    let who = actor_name(state, typed, found.as_ref());
+    let entry = Entry::new(crate::NAME, "svc_admin_sign_in_throttled");
+    audit::record(&state.db, &Actor::at(who, address), entry).await;
 }
 
 /// Secure cookies when the request came over HTTPS (directly, or as a
@@ -138,10 +187,13 @@ pub async fn logout(
     req: axum::extract::Request,
 ) -> Result<Response, Error> {
     let (parts, _) = req.into_parts();
-    session(&parts, &state).await?;
+    let u = session(&parts, &state).await?;
     if let Some(token) = cookie(&parts, COOKIE_NAME) {
         admin::close_session(&state.db, token).await?;
     }
+    let address = request_client_ip(&parts, &state.platform.config.http.trusted_proxies);
+    let entry = Entry::new(crate::NAME, "svc_admin_signed_out");
+    audit::record(&state.db, &Actor::at(&u.username, address), entry).await;
     let mut resp = Json(Done::OK).into_response();
     resp.headers_mut().insert(
         SET_COOKIE,

@@ -1,6 +1,7 @@
 //! The svc route table (everything under `<REST root>/svc/v1`): one file
 //! per resource.
 
+mod admins;
 mod app_passwords;
 mod audit;
 mod cors;
@@ -93,7 +94,13 @@ pub fn router(state: AppState) -> OpenApiRouter {
             app_passwords::list_app_passwords,
             app_passwords::create_app_password
         ))
-        .routes(routes!(app_passwords::revoke_app_password));
+        .routes(routes!(app_passwords::revoke_app_password))
+        .routes(routes!(admins::list_users))
+        .routes(routes!(admins::disable_user))
+        .routes(routes!(admins::enable_user))
+        .routes(routes!(admins::reset_password))
+        .routes(routes!(admins::end_sessions))
+        .routes(routes!(admins::remove_user));
     let import = OpenApiRouter::new()
         .routes(routes!(push_admin::import_devices))
         .layer(DefaultBodyLimit::max(state.cfg.expo.import_limit));

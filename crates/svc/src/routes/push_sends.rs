@@ -5,10 +5,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use keel_platform::audit::Entry;
 use keel_platform::http::Json;
 use keel_platform::sea_orm::EntityTrait;
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::auth::{Admin, Push};
@@ -103,12 +105,18 @@ pub async fn send_notification(
     let made = send::create(&state.db, req, (admin.user.id, key.as_ref())).await?;
     let accepted = Json(SendAccepted {
         status: made.status,
-        id: made.send.id,
+        id: made.send.id.clone(),
         recipients: made.send.recipients,
     });
     if made.replayed {
         return Ok((StatusCode::ACCEPTED, [(REPLAYED, "true")], accepted).into_response());
     }
+    let entry = Entry::new(crate::NAME, "svc_send_created").on(&made.send.id);
+    let detail = json!({
+        "title": made.send.title, "recipients": made.send.recipients,
+        "send_at": made.send.send_at.to_rfc3339(), "local_time": made.send.local_time,
+    });
+    admin.record(&state, entry.detail(detail)).await;
     state.platform.wake_jobs();
     Ok((StatusCode::ACCEPTED, accepted).into_response())
 }
@@ -154,10 +162,14 @@ pub struct Cancelled {
     ))]
 pub async fn cancel_send(
     State(state): State<AppState>,
-    _admin: Admin<Push>,
+    admin: Admin<Push>,
     Path(id): Path<String>,
 ) -> Result<Json<Cancelled>, Error> {
     let cancelled = send::cancel(&state.db, &id).await?;
+    let entry = Entry::new(crate::NAME, "svc_send_cancelled").on(&id);
+    admin
+        .record(&state, entry.detail(json!({"cancelled": cancelled})))
+        .await;
     Ok(Json(Cancelled {
         id,
         status: SendStatus::Cancelled,

@@ -34,7 +34,7 @@ pub async fn get_settings(
     ))]
 pub async fn patch_settings(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     headers: HeaderMap,
     RawBody(body): RawBody,
 ) -> Result<Json<SettingsView>, Error> {
@@ -42,5 +42,12 @@ pub async fn patch_settings(
         Value::Null => SettingsPatch::default(),
         value => input::from_value(value)?,
     };
-    Ok(Json(state.settings.update(patch).await?.as_ref().into()))
+    // New debug tokens change nothing the view shows when as many are given.
+    let tokens_given = patch.appcheck_debug_tokens.is_some();
+    let before = SettingsView::from(state.settings.get().await?.as_ref());
+    let after = SettingsView::from(state.settings.update(patch).await?.as_ref());
+    if let Some(entry) = SettingsView::changes(&before, &after, tokens_given) {
+        admin.record(&state, entry).await;
+    }
+    Ok(Json(after))
 }

@@ -2,6 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use keel_platform::audit::Entry;
 use keel_platform::http::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -44,7 +45,7 @@ pub async fn list_forms(
     ))]
 pub async fn create_form(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Body(def): Body<FormDef>,
 ) -> Result<(StatusCode, Json<FormDef>), Error> {
     if site::get_form(&state.db, &def.id).await?.is_some() {
@@ -52,6 +53,8 @@ pub async fn create_form(
     }
     site::put_form(&state.db, &def).await?;
     state.forms.forget();
+    let entry = Entry::new(crate::NAME, "svc_form_created").on(&def.id);
+    admin.record(&state, entry.change(None, json(&def))).await;
     Ok((StatusCode::CREATED, Json(def)))
 }
 
@@ -81,15 +84,24 @@ pub async fn get_form(
     ))]
 pub async fn put_form(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Path(form_id): Path<String>,
     Body(def): Body<FormDef>,
 ) -> Result<Json<FormDef>, Error> {
     if def.id != form_id {
         return Err(error::id_mismatch());
     }
+    let before = site::get_form(&state.db, &form_id).await?;
     site::put_form(&state.db, &def).await?;
     state.forms.forget();
+    let action = if before.is_some() {
+        "svc_form_changed"
+    } else {
+        "svc_form_created"
+    };
+    let entry = Entry::new(crate::NAME, action).on(&def.id);
+    let before = before.as_ref().and_then(json);
+    admin.record(&state, entry.change(before, json(&def))).await;
     Ok(Json(def))
 }
 
@@ -99,12 +111,22 @@ pub async fn put_form(
     responses((status = 200, body = Done), NotAdmin, NoSuchForm))]
 pub async fn delete_form(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     Path(form_id): Path<String>,
 ) -> Result<Json<Done>, Error> {
+    let before = site::get_form(&state.db, &form_id).await?;
     if !site::delete_form(&state.db, &form_id).await? {
         return Err(error::no_such_form());
     }
     state.forms.forget();
+    let entry = Entry::new(crate::NAME, "svc_form_removed").on(&form_id);
+    admin
+        .record(&state, entry.change(before.as_ref().and_then(json), None))
+        .await;
     Ok(Json(Done::OK))
+}
+
+/// A form definition as the audit log keeps it.
+fn json(def: &FormDef) -> Option<serde_json::Value> {
+    serde_json::to_value(def).ok()
 }

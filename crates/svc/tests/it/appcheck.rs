@@ -84,16 +84,30 @@ async fn a_configured_debug_token_is_accepted_as_it_is() {
     );
 }
 
-/// The audit rows' token hashes, oldest first.
-async fn audited(svc: &Svc) -> Vec<String> {
-    use keel_platform::sea_orm::{EntityTrait, QueryOrder};
-    keel_svc::entity::audit::Entity::find()
-        .order_by_asc(keel_svc::entity::audit::Column::Id)
+/// The audit log's App Check entries, oldest first.
+async fn appcheck_entries(svc: &Svc) -> Vec<keel_platform::audit::entity::Model> {
+    use keel_platform::audit::entity;
+    use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+    entity::Entity::find()
+        .filter(entity::Column::Action.eq("svc_forms_appcheck_verified"))
+        .order_by_asc(entity::Column::Id)
         .all(svc.app.platform().db.read())
         .await
         .unwrap()
+}
+
+/// The audited token hashes, oldest first.
+async fn audited(svc: &Svc) -> Vec<String> {
+    appcheck_entries(svc)
+        .await
         .into_iter()
-        .map(|r| r.token_hash)
+        .filter_map(|r| r.detail)
+        .map(|d| {
+            serde_json::from_str::<serde_json::Value>(&d).unwrap()["token_hash"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -147,18 +161,17 @@ async fn a_verified_token_fires_the_hook_and_is_audited_without_the_raw_token() 
         (event.app_id.as_str(), event.form_id.as_str()),
         (APP_ID, FORM)
     );
-    use keel_platform::sea_orm::EntityTrait;
-    let rows = keel_svc::entity::audit::Entity::find()
-        .all(svc.app.platform().db.read())
-        .await
-        .unwrap();
+    let rows = appcheck_entries(&svc).await;
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].event, "svc_forms_appcheck_verified");
     assert_eq!(
-        rows[0].token_hash,
-        keel_platform::crypto::sha256_hex(token.as_bytes())
+        (rows[0].actor.as_str(), rows[0].subject.as_deref()),
+        (APP_ID, Some(FORM))
     );
-    assert!(!rows[0].token_hash.contains(&token));
+    assert_eq!(
+        audited(&svc).await,
+        [keel_platform::crypto::sha256_hex(token.as_bytes())]
+    );
+    assert!(!format!("{rows:?}").contains(&token));
 }
 
 #[tokio::test]

@@ -2,9 +2,8 @@
 //! passwords: the device search (GET /devices), the audit log's filters,
 //! and the console's own pages and their headers.
 
-use chrono::Utc;
-use keel_platform::sea_orm::{EntityTrait, Set};
-use keel_svc::entity::audit;
+use keel_platform::audit::{self, Actor, Entry};
+use keel_platform::sea_orm::Set;
 use reqwest::Method;
 use serde_json::json;
 
@@ -102,17 +101,15 @@ async fn the_audit_log_is_filtered_by_event_and_form() {
     ];
     let db = &svc.app.platform().db;
     for (event, form) in rows {
-        audit::Entity::insert(audit::ActiveModel {
-            event: Set(event.to_owned()),
-            app_id: Set("app".to_owned()),
-            form_id: Set(Some(form.to_owned())),
-            token_hash: Set("0".repeat(64)),
-            created_at: Set(Utc::now()),
-            ..Default::default()
-        })
-        .exec(db.write())
-        .await
-        .unwrap();
+        let app = Actor {
+            name: "app".to_owned(),
+            address: None,
+        };
+        let event: &'static str = Box::leak(event.to_owned().into_boxed_str());
+        let entry = Entry::new("svc", event).on(form);
+        audit::record_all(db.write(), vec![(app, entry)])
+            .await
+            .unwrap();
     }
     for (q, total) in [
         ("", 4),

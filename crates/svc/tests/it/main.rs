@@ -4,6 +4,7 @@
 mod helpers;
 
 mod admin;
+mod admins;
 mod app_passwords;
 mod appcheck;
 mod console_routes;
