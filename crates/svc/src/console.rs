@@ -129,6 +129,7 @@ fn shell(at: &str, api: &str) -> String {
 <a href="#/settings">Settings</a>
 <a href="#/passwords">App passwords</a>
 <a href="#/audit">Audit log</a>
+<a href="#/admins" id="nav-admins" hidden>Admins</a>
 <button type="button" id="sign-out" class="link">Sign out</button>
 </nav>
 </header>

@@ -1,15 +1,17 @@
 // svc console: the views, drawn from svc's own API. Each hash is a view:
 // #/sends, #/sends/{id}, #/compose, #/stats, #/devices, #/forms,
 // #/forms/new, #/forms/{id}, #/forms/{id}/submissions, #/settings,
-// #/passwords, #/audit; list views take their page and filters after `?`.
+// #/passwords, #/audit, #/admins; list views take their page and filters
+// after `?`.
 
+import { admins } from "./admins.js";
 import { audit } from "./audit.js";
 import { compose } from "./compose.js";
 import { devices } from "./devices.js";
 import { form, forms, submissions } from "./forms.js";
 import { passwords } from "./passwords.js";
 import { send, sends } from "./sends.js";
-import { cannotManage, mayManage, signIn, signedIn } from "./session.js";
+import { cannotManage, mayManage, mayManageAdmins, signIn, signedIn } from "./session.js";
 import { settings } from "./settings.js";
 import { stats } from "./stats.js";
 
@@ -23,6 +25,7 @@ async function route() {
     return signIn();
   }
   nav.hidden = false;
+  document.getElementById("nav-admins").hidden = !mayManageAdmins();
   const [path, q] = hash.slice(1).split("?");
   const params = new URLSearchParams(q || "");
   for (const a of nav.querySelectorAll("a")) {
@@ -39,6 +42,7 @@ async function route() {
     case "settings": return settings();
     case "passwords": return passwords();
     case "audit": return audit(params);
+    case "admins": return admins();
     case "forms":
       if (parts.length === 1) return forms();
       if (parts[1] === "new") return form(null);

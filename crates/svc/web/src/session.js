@@ -51,6 +51,10 @@ document.getElementById("sign-out").addEventListener("click", async () => {
   signedOut("Signed out.");
 });
 
+export function currentUser() {
+  return user();
+}
+
 function user() {
   try {
     return JSON.parse(sessionStorage.getItem("svc-user"));
@@ -66,6 +70,11 @@ export function signedIn() {
 export function mayManage() {
   const u = user();
   return !!u && (u.capabilities || []).includes("svc_manage");
+}
+
+export function mayManageAdmins() {
+  const u = user();
+  return !!u && (u.capabilities || []).includes("svc_manage_admins");
 }
 
 export function cannotManage() {

@@ -218,7 +218,8 @@ async fn a_form_is_made_submitted_to_read_exported_and_removed() {
     );
 
     b.goto(&format!("{}#/audit?form_id=42", c.url)).await;
-    b.wait_text("#audit-list caption", "2 entries matching")
+    // The form's creation and the two App Check checks of its submissions.
+    b.wait_text("#audit-list caption", "3 entries matching")
         .await;
     b.goto(&format!("{}#/audit?form_id=7", c.url)).await;
     b.wait_text("#audit-empty", "No entry matches.").await;

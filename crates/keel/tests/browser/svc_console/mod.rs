@@ -9,6 +9,7 @@
 //! application password is made and revoked; a push is sent with the
 //! keyboard alone.
 
+mod admins;
 mod manage;
 mod push;
 
@@ -91,7 +92,12 @@ impl Console {
         let db = TestDb::create(dir.path()).await;
         let expo = FakeExpo::start().await;
         let env = env(dir.path(), &db, &expo);
-        let out = svc_cli(dir.path(), &env, &["admin", "add", "boss"]).await;
+        let out = svc_cli(
+            dir.path(),
+            &env,
+            &["admin", "add", "boss", "--manage-admins"],
+        )
+        .await;
         let password = out.trim().rsplit(": ").next().unwrap().to_owned();
         let out = svc_cli(
             dir.path(),

@@ -1,0 +1,66 @@
+// The other users, for an admin holding svc_manage_admins: disable and
+// enable, a new login password (shown once), end every session and
+// application password, remove. Each change is in the audit log.
+
+import { call, problem } from "./api.js";
+import { alertBox, failed, h, say, show, table, when } from "./ui.js";
+import { currentUser } from "./session.js";
+
+export async function admins() {
+  const res = await call("GET", "/admin/users");
+  if (res.status !== 200) return failed("Admins", problem(res));
+  const me = (currentUser() || {}).username;
+  const error = alertBox("admins-error");
+  const made = h("section", { id: "admin-password", hidden: true, "aria-live": "polite" });
+  const rows = res.data.map((u) => {
+    const self = u.username === me;
+    const act = (label, f, danger) =>
+      h("button", { type: "button", class: danger ? "link danger" : "link", onclick: f, "aria-label": `${label} ${u.username}` }, label);
+    return h("tr", {},
+      h("td", {}, u.username, self ? " (you)" : ""),
+      h("td", {}, u.capabilities.join(", ") || "none"),
+      h("td", {}, u.disabled ? "Disabled" : "Active"),
+      h("td", { class: "num" }, String(u.sessions)),
+      h("td", { class: "num" }, String(u.app_passwords)),
+      h("td", {}, when(u.created_at)),
+      h("td", { class: "actions" },
+        self ? null : act(u.disabled ? "Enable" : "Disable", () => change(u, u.disabled ? "enable" : "disable")),
+        " ", act("New password", () => password(u)),
+        " ", act("End sessions", () => change(u, "end-sessions")),
+        self ? null : [" ", act("Remove", () => remove(u), true)]));
+  });
+  show("Admins",
+    h("p", {}, "Everyone who may sign in to this console or use its API. Disabling someone ends their sessions and application passwords at once; a new password is shown to you once, to give them."),
+    made, error,
+    h("div", { class: "scroll" }, table(`${rows.length} user${rows.length === 1 ? "" : "s"}`,
+      ["Username", "Capabilities", "State", ["Sessions", "num"], ["App passwords", "num"], "Added", "Actions"], rows, { id: "admin-list" })));
+
+  async function change(u, what) {
+    const ask = {
+      disable: `Disable ${u.username}? Their sessions and application passwords end now.`,
+      "end-sessions": `End every session and revoke every application password of ${u.username}?`,
+    }[what];
+    if (ask && !confirm(ask)) return;
+    const r = await call("POST", `/admin/users/${encodeURIComponent(u.username)}/${what}`);
+    if (r.status !== 200) return say(error, problem(r));
+    admins();
+  }
+  async function password(u) {
+    if (!confirm(`Set a new login password for ${u.username}? Their sessions end.`)) return;
+    const r = await call("POST", `/admin/users/${encodeURIComponent(u.username)}/password`);
+    if (r.status !== 200) return say(error, problem(r));
+    await admins();
+    const shown = document.getElementById("admin-password");
+    shown.replaceChildren(
+      h("h2", {}, `New password for ${r.data.username}`),
+      h("p", {}, "Give it to them now: it is not shown again."),
+      h("p", {}, h("code", { id: "admin-password-value" }, r.data.password)));
+    shown.hidden = false;
+  }
+  async function remove(u) {
+    if (!confirm(`Remove ${u.username} for good?`)) return;
+    const r = await call("DELETE", `/admin/users/${encodeURIComponent(u.username)}`);
+    if (r.status !== 200) return say(error, problem(r));
+    admins();
+  }
+}
