@@ -31,6 +31,8 @@ pub struct ExpoConfig {
     pub receipt_delay: Duration,
     /// Largest device import.
     pub import_limit: usize,
+    /// Rows one device import reads at most.
+    pub import_max_rows: u64,
 }
 
 impl Config {
@@ -89,6 +91,13 @@ fn expo(src: &Source) -> Result<ExpoConfig, ConfigError> {
             "must be 0 (no limit) or at least 200 (a batch of 100 plus its refill)",
         ));
     }
+    let import_max_rows: u64 = src.parse_or("KEEL_SVC_IMPORT_MAX_ROWS", 100_000)?;
+    if import_max_rows == 0 {
+        return Err(ConfigError::invalid(
+            "KEEL_SVC_IMPORT_MAX_ROWS",
+            "must be at least 1",
+        ));
+    }
     Ok(ExpoConfig {
         url: src
             .string_or("KEEL_EXPO_URL", "https://exp.host")
@@ -99,5 +108,6 @@ fn expo(src: &Source) -> Result<ExpoConfig, ConfigError> {
         concurrency,
         receipt_delay: src.secs_or("KEEL_EXPO_RECEIPT_DELAY_SECS", Duration::from_secs(15 * 60))?,
         import_limit: src.parse_or("KEEL_SVC_IMPORT_LIMIT_BYTES", 20 * 1024 * 1024)?,
+        import_max_rows,
     })
 }

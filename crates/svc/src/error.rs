@@ -12,8 +12,8 @@ use crate::domain::admin::AdminError;
 use crate::domain::appcheck::AppCheckError;
 use crate::domain::forms::{BadDefinition, SubmissionError};
 use crate::domain::params::ParamError;
+use crate::domain::push::import::{ImportError, InvalidFile};
 use crate::domain::push::send::SendError;
-use crate::domain::push::transfer::{ImportError, InvalidFile};
 use crate::domain::settings::{InvalidSetting, SettingsError};
 use crate::domain::site::SiteError;
 

@@ -21,6 +21,7 @@ mod provider_sdks;
 mod push_common;
 mod push_crash;
 mod push_idempotency_nodes;
+mod push_import_memory;
 mod push_shared_rate;
 mod secrets;
 mod services;

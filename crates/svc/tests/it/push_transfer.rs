@@ -112,7 +112,10 @@ async fn exporting_and_importing_the_same_file_changes_nothing() {
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(
         r.body,
-        json!({"imported": 0, "updated": 0, "skipped": 1200, "errors": []})
+        json!({
+            "imported": 0, "updated": 0, "skipped": 1200, "errors": [], "errors_not_listed": 0,
+            "complete": true, "stopped_at_line": null, "stopped_because": null
+        })
     );
     assert_eq!(svc.all_devices().await, before);
 }
@@ -294,4 +297,45 @@ async fn the_export_reads_whole_in_every_encoding_a_client_may_ask_for() {
         bodies.push(text);
     }
     assert!(bodies.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[tokio::test]
+async fn an_import_reads_at_most_its_rows_and_says_where_it_stopped() {
+    let svc = Svc::with(&[("KEEL_SVC_IMPORT_MAX_ROWS", "3".into())]).await;
+    let admin = svc.push_admin().await;
+    let mut file = String::from("push_token,device_type\n");
+    for i in 0..5 {
+        file.push_str(&format!("{},ios\n", token(i)));
+    }
+    let r = import(&svc, &admin, "devices.csv", "text/csv", file.into_bytes()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["imported"], 3);
+    assert_eq!(r.body["complete"], false);
+    assert_eq!(r.body["stopped_at_line"], 5, "lines 5 and 6 were not read");
+    let why = r.body["stopped_because"].as_str().unwrap();
+    assert!(
+        why.contains("at most 3 rows") && why.contains("from 5"),
+        "{why}"
+    );
+    assert_eq!(svc.all_devices().await.len(), 3);
+}
+
+#[tokio::test]
+async fn only_the_first_hundred_refused_lines_are_listed_and_the_rest_counted() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    let mut file = String::from("push_token,device_type\n");
+    for i in 0..250 {
+        file.push_str(&format!("bad{i},ios\n"));
+    }
+    file.push_str(&format!("{},ios\n", token(1)));
+    let r = import(&svc, &admin, "devices.csv", "text/csv", file.into_bytes()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["errors"].as_array().unwrap().len(), 100);
+    assert_eq!(r.body["errors"][99]["line"], 101);
+    assert_eq!(r.body["errors_not_listed"], 150);
+    assert_eq!(
+        (r.body["imported"].clone(), r.body["complete"].clone()),
+        (json!(1), json!(true))
+    );
 }
