@@ -45,8 +45,10 @@ COPY --from=binary /usr/local/bin/keel /usr/local/bin/keel
 COPY --from=binary --chown=65532:65532 /var/lib/keel /var/lib/keel
 WORKDIR /var/lib/keel
 # Every service in its production mode: usage-alerts verifies identity
-# tokens (and so needs KEEL_APPLE_AUDIENCES to start).
+# tokens (and so needs KEEL_APPLE_AUDIENCES to start); accounts sends mail
+# over SMTP (and so needs KEEL_SMTP_URL, or KEEL_MAIL_TO_FILES=true).
 ENV KEEL_DATA_DIR=/var/lib/keel \
+    KEEL_ENV=production \
     KEEL_USAGE_ALERTS_ENV=production \
     PORT=3000
 USER 65532:65532

@@ -25,6 +25,13 @@ USER redis
 EXPOSE 6379
 CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]
 
+# testkit's fake SMTP server, built on the host: keel's mail in the stack
+# goes there (smtp://smtp:2525), each message a line of its log.
+FROM ${RUNTIME_IMAGE} AS fake-smtp
+COPY fake-smtp /usr/local/bin/fake-smtp
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/fake-smtp"]
+
 # testkit's fake Discord (REST and gateway), built on the host.
 FROM ${RUNTIME_IMAGE} AS fake-discord
 COPY fake-discord /usr/local/bin/fake-discord

@@ -35,8 +35,8 @@ pub const NAME: &str = "accounts";
 pub static SERVICE: HttpService = HttpService {
     name: NAME,
     listener: Listener {
-        var: "KEEL_ACCOUNTS_ADDR",
-        default: "127.0.0.1:8081",
+        var: config::ADDR,
+        default: config::DEFAULT_ADDR,
     },
     migrations: &MIGRATIONS,
     configure: |src| Ok(builder(Config::from_source(src)?, app)),

@@ -9,7 +9,9 @@ Standard's fields and keel's own rules for what it ships:
 - no service-account token mounted; no secret passed as an environment
   variable (secretKeyRef): secrets are mounted files;
 - every Deployment of more than one replica has a PodDisruptionBudget and
-  a Service selecting it; every Deployment a NetworkPolicy.
+  a Service selecting it; every Deployment a NetworkPolicy, whose egress to
+  a database's or a cache's port (PostgreSQL 5432, Redis 6379) names its
+  destination (`to:`), not every host on that port.
 
     python restricted.py FILE...    exit 1 and a line per problem
 """
@@ -80,6 +82,22 @@ def selects(selector, labels):
     return bool(match) and all(labels.get(k) == v for k, v in match.items())
 
 
+# Ports of services keel reaches inside the cluster: egress to them must
+# name where (`to:`).
+NAMED_PORTS = {5432: "PostgreSQL", 6379: "Redis"}
+
+
+def egress_problems(policy):
+    out = []
+    name = f"NetworkPolicy/{policy['metadata']['name']}"
+    for rule in policy["spec"].get("egress") or []:
+        for p in rule.get("ports") or []:
+            what = NAMED_PORTS.get(p.get("port"))
+            if what and not rule.get("to"):
+                out.append(f"{name}: egress to {what} (port {p['port']}) names no destination")
+    return out
+
+
 def problems(docs):
     out = []
     deployments = [d for d in docs if d.get("kind") in ("Deployment", "StatefulSet", "DaemonSet")]
@@ -106,6 +124,9 @@ def problems(docs):
                     for x in docs
                 ):
                     out.append(f"{name}: no {kind} selects its pods")
+    for x in docs:
+        if x.get("kind") == "NetworkPolicy":
+            out += egress_problems(x)
     return out
 
 

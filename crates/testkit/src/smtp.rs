@@ -31,7 +31,12 @@ pub struct FakeSmtp {
 
 impl FakeSmtp {
     pub async fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
+        Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0))).await
+    }
+
+    /// Listens on `addr`.
+    pub async fn start_on(addr: SocketAddr) -> Self {
+        let listener = TcpListener::bind(addr)
             .await
             .expect("bind the fake SMTP server");
         let addr = listener.local_addr().expect("fake SMTP address");

@@ -12,6 +12,9 @@ use keel_platform::jobs::cron::Cron;
 
 // The variables accounts reads (the passkeys' are in `passkeys`).
 const ACCESS_TTL_SECS: &str = "KEEL_ACCOUNTS_ACCESS_TTL_SECS";
+/// Where accounts listens (the launch reads it too).
+pub const ADDR: &str = "KEEL_ACCOUNTS_ADDR";
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8081";
 const APP_NAME: &str = "KEEL_ACCOUNTS_APP_NAME";
 const APP_URL: &str = "KEEL_ACCOUNTS_APP_URL";
 const CHANGE_EMAIL_LINK: &str = "KEEL_ACCOUNTS_CHANGE_EMAIL_LINK";
@@ -124,6 +127,8 @@ impl Config {
         if access_ttl.is_zero() {
             return Err(ConfigError::invalid(ACCESS_TTL_SECS, "must be positive"));
         }
+        let listen = keel_platform::config::addr(src, ADDR, DEFAULT_ADDR)?;
+        keel_platform::config::mail::require_delivery(src, listen)?;
         let totp_issuer = src.string_or(TOTP_ISSUER, "keel");
         let app_name = src.string_or(APP_NAME, &totp_issuer);
         Ok(Self {

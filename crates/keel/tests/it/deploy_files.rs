@@ -82,7 +82,7 @@ fn every_kubernetes_workload_meets_the_restricted_pod_security_standard() {
     let loose = dir.path().join("loose.yaml");
     std::fs::write(
         &loose,
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n    spec:\n      containers:\n        - name: x\n          image: keel:latest\n          env:\n            - name: KEEL_SECRET_KEY\n              valueFrom: {secretKeyRef: {name: keel, key: secret-key}}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n    spec:\n      containers:\n        - name: x\n          image: keel:latest\n          env:\n            - name: KEEL_SECRET_KEY\n              valueFrom: {secretKeyRef: {name: keel, key: secret-key}}\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: open}\nspec:\n  podSelector: {matchLabels: {app: y}}\n  egress:\n    - ports:\n        - {protocol: TCP, port: 5432}\n",
     )
     .unwrap();
     let (ok, said) = run(std::process::Command::new(checker("python"))
@@ -100,6 +100,7 @@ fn every_kubernetes_workload_meets_the_restricted_pod_security_standard() {
         "as an environment variable",
         "automountServiceAccountToken",
         "no NetworkPolicy",
+        "egress to PostgreSQL (port 5432) names no destination",
         "no PodDisruptionBudget",
         "no Service",
     ] {

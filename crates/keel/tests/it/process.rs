@@ -89,6 +89,39 @@ async fn a_bad_configuration_value_exits_non_zero_naming_the_variable() {
 }
 
 #[tokio::test]
+async fn in_production_accounts_refuses_to_start_without_smtp_unless_mail_to_files_is_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let production = [("KEEL_ENV", "production")];
+    let exposed = [("KEEL_ACCOUNTS_ADDR", "0.0.0.0:0")];
+    for extra in [&production[..], &exposed[..]] {
+        let mut env = free_ports();
+        env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        let mut p = KeelProcess::spawn(command(KEEL, dir.path(), &env, &["serve", "accounts"]));
+        assert!(
+            !p.wait(Duration::from_secs(30)).await.success(),
+            "{extra:?}"
+        );
+        let err = p.stderr();
+        assert!(
+            err.contains("KEEL_SMTP_URL") && err.contains("KEEL_MAIL_TO_FILES"),
+            "{err}"
+        );
+    }
+    let mut env = free_ports();
+    env.push(("KEEL_ENV", "production".to_owned()));
+    env.push(("KEEL_MAIL_TO_FILES", "true".to_owned()));
+    let mut keel =
+        KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "accounts"])).await;
+    keel.signal(Signal::SIGTERM);
+    assert!(keel.wait(Duration::from_secs(20)).await.success());
+    assert!(
+        keel.stderr().contains("mail is written to files"),
+        "it says where mail goes: {}",
+        keel.stderr()
+    );
+}
+
+#[tokio::test]
 async fn an_unreachable_database_fails_the_start_without_printing_its_password() {
     let dir = tempfile::tempdir().unwrap();
     let mut env = free_ports();

@@ -42,6 +42,31 @@ impl MailConfig {
     }
 }
 
+/// Says mail goes to `.eml` files on purpose, where keel would otherwise
+/// refuse to start without an SMTP URL.
+pub const TO_FILES: &str = "KEEL_MAIL_TO_FILES";
+
+/// For a service that mails people and listens as `listen`: in production
+/// (`super::production`) an SMTP URL is required, unless mail goes to
+/// files on purpose. Files are lost with the container, hold the links'
+/// tokens on disk, and fill it; no one receives them.
+pub fn require_delivery(src: &Source, listen: std::net::SocketAddr) -> Result<(), ConfigError> {
+    if smtp_url(src)?.is_some() || src.bool_or(TO_FILES, false)? {
+        return Ok(());
+    }
+    if !super::production(src, listen)? {
+        return Ok(());
+    }
+    Err(ConfigError::invalid(
+        "KEEL_SMTP_URL",
+        format!(
+            "is required in production (KEEL_ENV=production, or listening on {listen}, beyond this machine): \
+             verification, email-change and deletion mail must reach people. Set it (or KEEL_SMTP_URL_FILE), \
+             or {TO_FILES}=true to write mail to files under the data directory on purpose"
+        ),
+    ))
+}
+
 fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
     match src.secret("KEEL_SMTP_URL") {
         Some(s) if !(s.expose().starts_with("smtp://") || s.expose().starts_with("smtps://")) => {
@@ -189,5 +214,44 @@ mod tests {
                 "the key is never printed"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod delivery_tests {
+    use super::*;
+
+    fn check(pairs: &[(&str, &str)], listen: &str) -> Result<(), String> {
+        let src = Source::from_pairs(pairs.iter().map(|(k, v)| (*k, *v)));
+        let listen = listen.parse().map_err(|_| "addr".to_owned())?;
+        require_delivery(&src, listen).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn production_needs_smtp_or_files_chosen_on_purpose() {
+        assert!(
+            check(&[], "127.0.0.1:8081").is_ok(),
+            "a developer's machine"
+        );
+        let err = check(&[], "0.0.0.0:8081").err().unwrap_or_default();
+        assert!(
+            err.contains("KEEL_SMTP_URL") && err.contains(TO_FILES),
+            "{err}"
+        );
+        assert!(check(&[("KEEL_ENV", "production")], "127.0.0.1:8081").is_err());
+        assert!(check(&[("KEEL_ENV", "development")], "0.0.0.0:8081").is_ok());
+        assert!(
+            check(
+                &[("KEEL_ENV", "production"), (TO_FILES, "true")],
+                "0.0.0.0:8081"
+            )
+            .is_ok()
+        );
+        let smtp = [
+            ("KEEL_ENV", "production"),
+            ("KEEL_SMTP_URL", "smtps://u:p@mail:465"),
+        ];
+        assert!(check(&smtp, "0.0.0.0:8081").is_ok());
+        assert!(check(&[("KEEL_ENV", "staging")], "127.0.0.1:8081").is_err());
     }
 }

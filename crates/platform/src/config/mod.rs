@@ -2,7 +2,7 @@
 //! variable (README, "Configuration"); a bad value stops the process with a
 //! message that names the variable and never echoes a secret.
 
-mod mail;
+pub mod mail;
 mod source;
 
 use std::net::{IpAddr, SocketAddr};
@@ -218,6 +218,29 @@ impl PlatformConfig {
             )
         })?;
         Ok(&self.data_dir)
+    }
+}
+
+/// `KEEL_ENV`: `production` or `development`.
+pub const ENV: &str = "KEEL_ENV";
+
+/// Whether keel runs in production: `KEEL_ENV=production`; when it is not
+/// set, a service listening beyond this machine (`listen` not loopback)
+/// is. Production refuses what is only safe on a developer's machine (mail
+/// written to files, say) unless it is chosen on purpose.
+pub fn production(src: &Source, listen: SocketAddr) -> Result<bool, ConfigError> {
+    match src
+        .get(ENV)
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        None => Ok(!listen.ip().is_loopback()),
+        Some("production") => Ok(true),
+        Some("development") => Ok(false),
+        Some(other) => Err(ConfigError::invalid(
+            ENV,
+            format!("expected production or development, got {other:?}"),
+        )),
     }
 }
 

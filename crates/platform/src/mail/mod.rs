@@ -149,6 +149,13 @@ pub enum MailError {
 impl Mailer {
     pub fn new(cfg: &MailConfig) -> Result<Self, MailError> {
         let from = cfg.from.parse::<Mailbox>().map_err(MailError::From)?;
+        match &cfg.smtp_url {
+            Some(_) => tracing::info!("mail is sent over SMTP (KEEL_SMTP_URL)"),
+            None => tracing::warn!(
+                dir = %cfg.dir.display(),
+                "mail is written to files, not sent: no one receives it (set KEEL_SMTP_URL)"
+            ),
+        }
         let transport = match &cfg.smtp_url {
             Some(url) => Transport::Smtp(Arc::new(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
