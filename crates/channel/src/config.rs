@@ -142,11 +142,6 @@ fn positive(src: &Source, name: &str, default: usize) -> Result<usize, ConfigErr
     Ok(n)
 }
 
-fn cron(src: &Source, name: &str, default: &str) -> Result<Cron, ConfigError> {
-    keel_platform::jobs::cron::parse(&src.string_or(name, default))
-        .map_err(|e| ConfigError::invalid(name, e.to_string()))
-}
-
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
         let public_url = url(src, "KEEL_CHANNEL_PUBLIC_URL", "http://127.0.0.1:8083")?;
@@ -211,8 +206,8 @@ impl Config {
                 skip_within: src
                     .secs_or("KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS", Duration::ZERO)?,
             },
-            emote_cron: cron(src, "KEEL_CHANNEL_EMOTE_CRON", "0 */12 * * *")?,
-            sampler_cron: cron(src, "KEEL_CHANNEL_SAMPLER_CRON", "* * * * *")?,
+            emote_cron: src.cron_or("KEEL_CHANNEL_EMOTE_CRON", "0 */12 * * *")?,
+            sampler_cron: src.cron_or("KEEL_CHANNEL_SAMPLER_CRON", "* * * * *")?,
             api_url: match src.get("KEEL_CHANNEL_API_URL") {
                 None => None,
                 Some(_) => Some(url(src, "KEEL_CHANNEL_API_URL", "")?),

@@ -87,13 +87,16 @@ pub enum DbCommand {
     /// KEEL_ACCOUNTS_JWT_SECRET: the command says where they are.
     #[command(after_long_help = CONFIG_HELP)]
     Copy {
-        /// The source: sqlite://PATH or postgres://... (default: the
-        /// configured database, DATABASE_URL or $KEEL_DATA_DIR/keel.db).
+        /// The source: sqlite://PATH or postgres://... (default:
+        /// KEEL_COPY_FROM, else the configured database, DATABASE_URL or
+        /// $KEEL_DATA_DIR/keel.db).
         #[arg(long)]
         from: Option<String>,
-        /// The target: sqlite://PATH or postgres://...
+        /// The target: sqlite://PATH or postgres://... (default:
+        /// KEEL_COPY_TO, or the file KEEL_COPY_TO_FILE names: a password
+        /// on the command line is visible to every user in `ps`).
         #[arg(long)]
-        to: String,
+        to: Option<String>,
     },
 }
 

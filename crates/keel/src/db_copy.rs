@@ -49,16 +49,36 @@ pub async fn run(
     Ok(())
 }
 
-/// The URL without its password.
+/// The source's URL when `--from` is not given (`_FILE` reads a file).
+pub const FROM: &str = "KEEL_COPY_FROM";
+/// The target's URL when `--to` is not given (`_FILE` reads a file).
+pub const TO: &str = "KEEL_COPY_TO";
+
+/// The URL without its password: the user information's, and a `password`
+/// query parameter's (libpq reads one there too).
 pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let base = match (base.find("://"), base.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
+            let userinfo = &base[scheme + 3..at];
             let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+            format!("{}{user}:***{}", &base[..scheme + 3], &base[at..])
         }
-        _ => url.to_owned(),
-    }
+        _ => base.to_owned(),
+    };
+    let Some(query) = query else {
+        return base;
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{base}?{}", query.join("&"))
 }
 
 /// What the deployment on the target must be given so that sealed
@@ -197,5 +217,13 @@ mod tests {
             "sqlite:///var/lib/keel/keel.db"
         );
         assert_eq!(redact("postgres://db/keel"), "postgres://db/keel");
+        assert_eq!(
+            redact("postgres://db/keel?user=keel&password=s3cret&sslmode=require"),
+            "postgres://db/keel?user=keel&password=***&sslmode=require"
+        );
+        assert_eq!(
+            redact("postgres://k:s3cret@db/keel?Password=again"),
+            "postgres://k:***@db/keel?Password=***"
+        );
     }
 }

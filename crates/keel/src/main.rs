@@ -8,6 +8,7 @@ mod allocator;
 mod startup_pages;
 
 fn main() -> ExitCode {
+    private_files();
     let cli = keel::cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -36,6 +37,17 @@ fn main() -> ExitCode {
             eprintln!("keel: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Every file and directory keel makes is its user's alone (0600, 0700):
+/// the SQLite database and its log, backups and copies, generated keys,
+/// mail files. SQLite gives its -wal and -shm files the database's mode.
+fn private_files() {
+    #[cfg(unix)]
+    {
+        use nix::sys::stat::{Mode, umask};
+        umask(Mode::from_bits_truncate(0o077));
     }
 }
 
@@ -91,6 +103,16 @@ async fn command(cli: Invocation) -> anyhow::Result<()> {
         }
         Command::Db(DbCommand::Copy { from, to }) => {
             let (src, cfg) = configured()?;
+            let from = from.or_else(|| src.get(keel::db_copy::FROM).map(str::to_owned));
+            let to = to
+                .or_else(|| src.get(keel::db_copy::TO).map(str::to_owned))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "keel db copy: name the target with --to URL or {} (or {}_FILE)",
+                        keel::db_copy::TO,
+                        keel::db_copy::TO
+                    )
+                })?;
             keel::db_copy::run(&src, &cfg, from, to).await
         }
     }

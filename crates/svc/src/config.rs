@@ -33,6 +33,8 @@ pub struct ExpoConfig {
     pub import_limit: usize,
     /// Rows one device import reads at most.
     pub import_max_rows: u64,
+    /// When expired Idempotency-Keys are forgotten (hourly).
+    pub idempotency_purge_cron: keel_platform::jobs::cron::Cron,
 }
 
 impl Config {
@@ -109,5 +111,6 @@ fn expo(src: &Source) -> Result<ExpoConfig, ConfigError> {
         receipt_delay: src.secs_or("KEEL_EXPO_RECEIPT_DELAY_SECS", Duration::from_secs(15 * 60))?,
         import_limit: src.parse_or("KEEL_SVC_IMPORT_LIMIT_BYTES", 20 * 1024 * 1024)?,
         import_max_rows,
+        idempotency_purge_cron: src.cron_or("KEEL_SVC_IDEMPOTENCY_PURGE_CRON", "17 * * * *")?,
     })
 }

@@ -72,6 +72,12 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
             platform.jobs_wake.clone(),
         ),
     );
+    jobs::idempotency_purge::register(
+        b.jobs,
+        b.tasks,
+        &platform.db,
+        cfg.expo.idempotency_purge_cron.clone(),
+    );
     let verifier = JwksVerifier::new(
         platform.http.clone(),
         JwksConfig {

@@ -77,9 +77,7 @@ pub struct WeeklyMail {
 
 impl WeeklyMail {
     fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let var = WEEKLY_MAIL_CRON;
-        let cron = keel_platform::jobs::cron::parse(&src.string_or(var, "0 8 * * 1"))
-            .map_err(|e| ConfigError::invalid(var, e.to_string()))?;
+        let cron = src.cron_or(WEEKLY_MAIL_CRON, "0 8 * * 1")?;
         let public_url = src
             .get(PUBLIC_URL)
             .map(|u| u.trim_end_matches('/').to_owned());

@@ -3,7 +3,7 @@
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -66,14 +66,14 @@ pub struct TwoFactorStarted {
 pub async fn start_two_factor(
     State(state): State<AppState>,
     me: Authed,
-) -> Result<Json<TwoFactorStarted>, Error> {
+) -> Result<NoStore<Json<TwoFactorStarted>>, Error> {
     let e = two_factor::start(state.keys(), &state.cfg.totp_issuer, &me.user).await?;
-    Ok(Json(TwoFactorStarted {
+    Ok(NoStore(Json(TwoFactorStarted {
         code: "PENDING_VERIFICATION",
         error: "Two-factor authentication is pending verification".to_owned(),
         qrcode: e.qr_data_uri,
         two_factor_secret: e.secret_base32,
-    }))
+    })))
 }
 
 #[derive(Deserialize, ToSchema, IntoParams)]
@@ -139,10 +139,10 @@ pub async fn backup_codes(
     me: Authed,
 ) -> Result<impl IntoResponse, Error> {
     let codes = two_factor::backup_codes(state.keys(), &me.user).await?;
-    Ok((
+    Ok(NoStore((
         [(CONTENT_TYPE, "text/plain; charset=utf-8")],
         codes.join(" "),
-    ))
+    )))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -1,7 +1,7 @@
 //! `/auth/*`: getting and ending tokens (beyond the account API; see docs/accounts.md).
 
 use axum::extract::{Path, State};
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -43,12 +43,12 @@ pub struct AuthResponse {
 pub(super) fn tokens(
     user: &crate::entity::user::Model,
     pair: sessions::TokenPair,
-) -> Json<AuthResponse> {
-    Json(AuthResponse {
+) -> NoStore<Json<AuthResponse>> {
+    NoStore(Json(AuthResponse {
         user: user.into(),
         access_token: pair.access_token,
         refresh_token: pair.refresh_token,
-    })
+    }))
 }
 
 /// Create an account; a verification mail goes to its address.
@@ -64,7 +64,7 @@ pub async fn register(
     State(state): State<AppState>,
     client: Client,
     Input(body): Input<RegisterBody>,
-) -> Result<Json<AuthResponse>, Error> {
+) -> Result<NoStore<Json<AuthResponse>>, Error> {
     limits::register(&state, client.ip).await?;
     let username = Username::parse(&required(body.username, "username")?)?;
     let email = Email::parse("email", &required(body.email, "email")?)?;
@@ -112,7 +112,7 @@ pub async fn login(
     State(state): State<AppState>,
     client: Client,
     Input(body): Input<LoginBody>,
-) -> Result<Json<AuthResponse>, Error> {
+) -> Result<NoStore<Json<AuthResponse>>, Error> {
     let attempt = auth::Login {
         login: required(body.login, "login")?,
         password: required(body.password, "password")?,
@@ -144,7 +144,7 @@ pub struct RefreshBody {
 pub async fn refresh(
     State(state): State<AppState>,
     Input(body): Input<RefreshBody>,
-) -> Result<Json<AuthResponse>, Error> {
+) -> Result<NoStore<Json<AuthResponse>>, Error> {
     let token = required(body.refresh_token, "refreshToken")?;
     let (user, pair) =
         sessions::refresh(state.db(), &state.sessions, &state.issuer(), &token).await?;

@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{Html, IntoResponse};
 use chrono::{DateTime, Utc};
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -122,7 +122,7 @@ pub async fn export_account(
         }),
     };
     let disposition = format!("attachment; filename=\"account-{}.json\"", me.user.username);
-    Ok(([(CONTENT_DISPOSITION, disposition)], Json(body)))
+    Ok(NoStore(([(CONTENT_DISPOSITION, disposition)], Json(body))))
 }
 
 #[derive(Serialize, ToSchema)]

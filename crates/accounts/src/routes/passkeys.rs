@@ -4,7 +4,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use webauthn_rs::prelude::{
@@ -271,7 +271,7 @@ pub async fn passkey_sign_in(
     State(state): State<AppState>,
     client: Client,
     JsonInput(body): JsonInput<PasskeySignInBody>,
-) -> Result<Json<AuthResponse>, Error> {
+) -> Result<NoStore<Json<AuthResponse>>, Error> {
     let knock = limits::knock(&state, limits::PASSKEY, client.ip, None).await?;
     let ceremony = ceremony_id(body.ceremony_id)?;
     let credential = credential(body.credential)?;

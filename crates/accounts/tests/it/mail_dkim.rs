@@ -113,6 +113,27 @@ async fn the_weekly_mail_is_from_the_app_and_its_dkim_signature_verifies() {
     ] {
         assert!(covered.contains(&name), "{name} is not signed: {h}");
     }
+    for name in ["from", "subject", "to"] {
+        let times = covered.iter().filter(|n| **n == name).count();
+        assert_eq!(times, 2, "{name} is not over-signed: {h}");
+    }
+    // A second From, Subject or To added on the way breaks it.
+    for added in [
+        "From: Evil <ceo@evil.example>",
+        "Subject: Urgent",
+        "To: someone@evil.example",
+    ] {
+        let bent = format!("{added}\r\n{message}");
+        assert!(!verify(&bent).0, "an added {added:?} still verifies");
+        // (Appended after the signature, too: header order within a name
+        // is from the bottom up.)
+        let (sig, rest) = message.split_once("\r\n").unwrap();
+        let bent = format!("{sig}\r\n{added}\r\n{rest}");
+        assert!(
+            !verify(&bent).0,
+            "{added:?} after the signature still verifies"
+        );
+    }
     // Each covered header changed, the signature fails.
     let unsubscribe = header(&message, "List-Unsubscribe").unwrap();
     for (from, to) in [

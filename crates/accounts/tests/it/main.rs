@@ -14,6 +14,7 @@ mod export;
 mod goal_links;
 mod goals;
 mod mail_dkim;
+mod no_store;
 mod passkey_framing;
 mod passkey_refusals;
 mod passkeys;

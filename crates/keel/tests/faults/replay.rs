@@ -134,3 +134,64 @@ async fn the_stats_page_asks_for_its_password_and_haproxy_needs_one() {
         assert!(said.contains("KEEL_HAPROXY_STATS_PASSWORD"), "{said}");
     }
 }
+
+/// A node that answers its health check and every other request with 200,
+/// keeping the last request's `X-Forwarded-Proto` values.
+async fn recording_node(addr: &str, seen: Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind(addr).await.unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let Ok(n) = s.read(&mut buf).await else {
+                    return;
+                };
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                if !head.starts_with("GET /readyz") {
+                    let protos: Vec<String> = head
+                        .lines()
+                        .filter_map(|l| l.split_once(':'))
+                        .filter(|(k, _)| k.eq_ignore_ascii_case("x-forwarded-proto"))
+                        .map(|(_, v)| v.trim().to_owned())
+                        .collect();
+                    seen.lock().unwrap().push(protos.join(","));
+                }
+                let _ = s
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    )
+                    .await;
+            });
+        }
+    });
+}
+
+#[tokio::test]
+async fn the_scheme_a_node_is_told_is_the_connections_never_the_clients() {
+    if keel_testkit::db::postgres_url().is_some() {
+        println!("no database involved: runs in the SQLite pass");
+        return;
+    }
+    let env = addresses();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    recording_node(&env["KEEL_NODE_A_SVC"], seen.clone()).await;
+    recording_node(&env["KEEL_NODE_B_SVC"], seen.clone()).await;
+    let haproxy = Haproxy::start(&env);
+    haproxy.until(&["svc"], "a", true).await;
+    let front = format!("http://{}/svc/v1/admin/login", env["KEEL_HAPROXY_SVC"]);
+    let r = reqwest::Client::new()
+        .post(&front)
+        .header("X-Forwarded-Proto", "https")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let told = seen.lock().unwrap().clone();
+    assert_eq!(
+        told,
+        ["http"],
+        "a plain connection is http, whatever the client says"
+    );
+}

@@ -180,3 +180,83 @@ async fn on_postgresql_backup_says_how_to_use_pg_dump() {
     assert!(p.stderr().contains("pg_dump"), "{}", p.stderr());
     assert!(!std::path::Path::new("/tmp/never.db").exists());
 }
+
+/// A file's permission bits.
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[tokio::test]
+async fn the_database_its_log_keys_backups_and_copies_are_the_users_alone() {
+    if keel_testkit::db::postgres_url().is_some() {
+        return; // the SQLite files'
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut keel = KeelProcess::serve(command(
+        KEEL,
+        dir.path(),
+        &env(&data),
+        &["serve", "usage-alerts"],
+    ))
+    .await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/event", keel.url("usage-alerts")))
+        .bearer_auth("mode-user")
+        .json(
+            &json!({"sessionId": "s1", "timestamp": "2026-11-26T10:00:00Z",
+            "model": "m", "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0,
+            "cacheWriteTokens": 0, "costUSD": 0.0001}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        r.status().is_success(),
+        "{}",
+        r.text().await.unwrap_or_default()
+    );
+    let backup = dir.path().join("backup.db");
+    let mut b = KeelProcess::spawn(command(
+        KEEL,
+        dir.path(),
+        &env(&data),
+        &["backup", backup.to_str().unwrap()],
+    ));
+    assert!(
+        b.wait(Duration::from_secs(60)).await.success(),
+        "{}",
+        b.stderr()
+    );
+    keel.signal(nix::sys::signal::Signal::SIGTERM);
+    assert!(keel.wait(Duration::from_secs(20)).await.success());
+    let copy = dir.path().join("copy.db");
+    let to = format!("sqlite://{}", copy.display());
+    let mut c = KeelProcess::spawn(command(
+        KEEL,
+        dir.path(),
+        &env(&data),
+        &["db", "copy", "--to", &to],
+    ));
+    assert!(
+        c.wait(Duration::from_secs(120)).await.success(),
+        "{}",
+        c.stderr()
+    );
+    assert_eq!(mode(&data), 0o700, "the data directory");
+    for file in ["keel.db", "secret.key", "accounts-jwt.key"] {
+        let path = data.join(file);
+        if path.exists() {
+            assert_eq!(mode(&path), 0o600, "{file}");
+        }
+    }
+    assert_eq!(mode(&data.join("keel.db")), 0o600);
+    for (what, path) in [("the backup", &backup), ("the copy", &copy)] {
+        assert_eq!(mode(path), 0o600, "{what}");
+    }
+}

@@ -253,8 +253,23 @@ async fn on_the_target_passwords_passkeys_refresh_tokens_and_a_scheduled_send_wo
     p.db.clone().close().await;
 
     let pg = TestDb::postgres().await;
-    let (ok, out, err) = db_copy(a.path(), &source, &["--to", &pg.url]).await;
+    // The target from a file, not the command line (`ps` shows that); a
+    // password in it (PostgreSQL here trusts loopback) is never printed.
+    let secret = "pw-c0ffee-never-printed";
+    let to = pg
+        .url
+        .replacen("://postgres@", &format!("://postgres:{secret}@"), 1);
+    let to_file = a.path().join("copy-to");
+    std::fs::write(&to_file, format!("{to}&password={secret}\n")).unwrap();
+    let mut with_file = source.clone();
+    with_file.push(("KEEL_COPY_TO_FILE", to_file.display().to_string()));
+    let (ok, out, err) = db_copy(a.path(), &with_file, &[]).await;
     assert!(ok, "{out}\n{err}");
+    assert!(
+        !out.contains(secret) && !err.contains(secret),
+        "{out}\n{err}"
+    );
+    assert!(err.contains("password=***"), "{err}");
     assert!(expo.delivered().is_empty(), "the source sent nothing");
     let b = tempfile::tempdir().unwrap();
     let target = node_env(b.path(), &pg.url, &expo);

@@ -13,6 +13,7 @@ pub mod input;
 pub mod json;
 pub mod lag;
 mod layers;
+mod no_store;
 pub mod openapi;
 pub mod patterns;
 pub mod starting;
@@ -40,6 +41,7 @@ pub use body_guard::stream_body;
 pub use error::{PlatformError, Render};
 pub use health::Readiness;
 pub use json::{Json, JsonBytes};
+pub use no_store::NoStore;
 pub use starting::{Handover, SharedListener, Startup, Takeover, takeover};
 
 /// `s` safe inside HTML text and double-quoted attribute values.

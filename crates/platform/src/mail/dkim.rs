@@ -3,7 +3,7 @@
 //! covered (From, To, Subject, Date, Message-ID, the MIME headers and, when
 //! present, `List-Unsubscribe` and `List-Unsubscribe-Post`: RFC 8058's
 //! one-click unsubscribe is honoured only when a valid signature covers
-//! them).
+//! them), From, Subject and To over-signed.
 //!
 //! Written here rather than taken from lettre's `dkim` feature: that
 //! feature brings a second RSA implementation (RustCrypto's `rsa` 0.9 and
@@ -31,6 +31,11 @@ const SIGNED: &[&str] = &[
     "list-unsubscribe",
     "list-unsubscribe-post",
 ];
+
+/// Over-signed (RFC 6376, 8.15): named once more in `h=` than the message
+/// holds them, so a From, Subject or To added on the way (a second one a
+/// reader's client might show) breaks the signature.
+const OVER_SIGNED: &[&str] = &["from", "subject", "to"];
 
 /// Signs messages for one domain with one selector's key.
 pub struct DkimSigner {
@@ -101,6 +106,13 @@ impl DkimSigner {
                 names.push(*name);
             }
         }
+        // The extra names select no header: they add nothing to the hash.
+        let over: Vec<&str> = OVER_SIGNED
+            .iter()
+            .copied()
+            .filter(|n| names.contains(n))
+            .collect();
+        names.extend(over);
         let unsigned = format!(
             "v=1; a=rsa-sha256; c=relaxed/relaxed; d={}; s={}; t={now}; h={}; bh={body_hash}; b=",
             self.domain,

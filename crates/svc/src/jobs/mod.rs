@@ -14,6 +14,7 @@
 
 mod counters;
 pub mod dispatch;
+pub mod idempotency_purge;
 mod outcome;
 pub mod receipts;
 pub mod send_batch;

@@ -3,10 +3,9 @@
 //! Each change is in the audit log.
 
 use axum::extract::{Path, State};
-use axum::http::header::CACHE_CONTROL;
 use axum::response::{IntoResponse, Response};
 use keel_platform::audit::Entry;
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
@@ -128,7 +127,7 @@ pub async fn reset_password(
         password,
         sessions_ended,
     });
-    Ok(([(CACHE_CONTROL, "no-store")], body).into_response())
+    Ok(NoStore(body).into_response())
 }
 
 /// End every cookie session of a user and revoke their application passwords.

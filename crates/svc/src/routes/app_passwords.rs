@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use keel_platform::audit::Entry;
-use keel_platform::http::Json;
+use keel_platform::http::{Json, NoStore};
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -92,7 +92,7 @@ pub async fn create_app_password(
     State(state): State<AppState>,
     admin: Admin,
     Body(new): Body<NewAppPassword>,
-) -> Result<(StatusCode, Json<CreatedAppPassword>), Error> {
+) -> Result<NoStore<(StatusCode, Json<CreatedAppPassword>)>, Error> {
     if admin.by_app_password {
         return Err(error::app_password_needs_session());
     }
@@ -101,13 +101,13 @@ pub async fn create_app_password(
     admin
         .record(&state, entry.detail(json!({"name": made.row.name})))
         .await;
-    Ok((
+    Ok(NoStore((
         StatusCode::CREATED,
         Json(CreatedAppPassword {
             view: made.row.into(),
             password: made.shown,
         }),
-    ))
+    )))
 }
 
 /// Revokes one of the signed-in administrator's application passwords; a

@@ -6,12 +6,12 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use keel_platform::audit::{self, Actor, Entry};
 use keel_platform::guard::Door;
-use keel_platform::http::{Json, client_ip, request_client_ip};
+use keel_platform::http::{Json, NoStore, client_ip, request_client_ip};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::Done;
-use crate::auth::{COOKIE_NAME, cookie, session};
+use crate::auth::{HOST_COOKIE_NAME, cookie, cookie_name_of, is_https, session, session_cookie};
 use crate::domain::admin;
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
@@ -93,16 +93,12 @@ pub async fn login(
     audit::record(&state.db, &Actor::at(&u.username, address), signed_in).await;
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).map_err(Error::internal)?;
     let (token, nonce) = admin::open_session(&state.db, &u, ttl).await?;
-    let secure = is_https(&state, peer, &headers);
-    let cookie = format!(
-        "{COOKIE_NAME}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
-        ttl.num_seconds(),
-        if secure { "; Secure" } else { "" }
-    );
-    let mut resp = Json(LoggedIn {
+    let https = is_https(Some(peer.ip()), &headers, &state);
+    let cookie = session_cookie(https, &token, ttl.num_seconds());
+    let mut resp = NoStore(Json(LoggedIn {
         nonce,
         user: view(&u),
-    })
+    }))
     .into_response();
     resp.headers_mut().insert(
         SET_COOKIE,
@@ -147,21 +143,6 @@ async fn record_throttled(state: &AppState, typed: &str, address: std::net::IpAd
     audit::record(&state.db, &Actor::at(who, address), entry).await;
 }
 
-/// Secure cookies when the request came over HTTPS (directly, or as a
-/// trusted proxy says with `X-Forwarded-Proto`).
-fn is_https(state: &AppState, peer: std::net::SocketAddr, headers: &HeaderMap) -> bool {
-    state
-        .platform
-        .config
-        .http
-        .trusted_proxies
-        .contains(&peer.ip())
-        && headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|p| p.eq_ignore_ascii_case("https"))
-}
-
 fn view(u: &crate::entity::user::Model) -> UserView {
     UserView {
         id: u.id,
@@ -188,16 +169,16 @@ pub async fn logout(
 ) -> Result<Response, Error> {
     let (parts, _) = req.into_parts();
     let u = session(&parts, &state).await?;
-    if let Some(token) = cookie(&parts, COOKIE_NAME) {
+    let name = cookie_name_of(&parts, &state);
+    if let Some(token) = cookie(&parts, name) {
         admin::close_session(&state.db, token).await?;
     }
     let address = request_client_ip(&parts, &state.platform.config.http.trusted_proxies);
     let entry = Entry::new(crate::NAME, "svc_admin_signed_out");
     audit::record(&state.db, &Actor::at(&u.username, address), entry).await;
     let mut resp = Json(Done::OK).into_response();
-    resp.headers_mut().insert(
-        SET_COOKIE,
-        HeaderValue::from_static("svc_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
-    );
+    let https = name == HOST_COOKIE_NAME;
+    let ended = HeaderValue::from_str(&session_cookie(https, "", 0)).map_err(Error::internal)?;
+    resp.headers_mut().insert(SET_COOKIE, ended);
     Ok(resp)
 }

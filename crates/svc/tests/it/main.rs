@@ -21,4 +21,5 @@ mod push_sdk;
 mod push_send;
 mod push_transfer;
 mod schemathesis;
+mod session_cookie;
 mod submit;

@@ -137,3 +137,36 @@ async fn concurrent_retries_of_one_key_make_one_send() {
     svc.app.jobs_settled().await;
     assert_eq!(svc.expo.delivered().len(), 5);
 }
+
+#[tokio::test]
+async fn expired_keys_are_forgotten_by_the_hourly_purge_whoever_made_them() {
+    use keel_platform::sea_orm::sea_query::Expr;
+    use keel_platform::sea_orm::{EntityTrait, PaginatorTrait, QueryFilter};
+    use keel_svc::entity::push_idempotency_key as key;
+    // Every second here, so the test waits for the tick, not the hour.
+    let svc = Svc::with(&[("KEEL_SVC_IDEMPOTENCY_PURGE_CRON", "* * * * * *".into())]).await;
+    let admin = svc.push_admin().await;
+    let body = json!({"title": "Kept", "body": "a day"});
+    for k in ["old-key", "new-key"] {
+        assert_eq!(send_keyed(&svc, &admin, k, &body).await.status, 202);
+    }
+    let db = &svc.app.platform().db;
+    let yesterday = chrono::Utc::now() - chrono::Duration::hours(25);
+    key::Entity::update_many()
+        .col_expr(key::Column::CreatedAt, Expr::value(yesterday))
+        .filter(keel_platform::sea_orm::ColumnTrait::eq(
+            &key::Column::IdempotencyKey,
+            "old-key",
+        ))
+        .exec(db.write())
+        .await
+        .unwrap();
+    let purged = keel_testkit::eventually_async(WITHIN, || async {
+        let left = key::Entity::find().count(db.read()).await.unwrap();
+        (left == 1).then_some(())
+    })
+    .await;
+    assert!(purged.is_some(), "the expired key is still kept");
+    let kept = key::Entity::find().all(db.read()).await.unwrap();
+    assert_eq!(kept[0].idempotency_key, "new-key", "the day-old one only");
+}

@@ -42,6 +42,34 @@ export async function call(method, path, body, idempotencyKey) {
   return { status: r.status, data, headers: r.headers };
 }
 
+/// Downloads the file at `path` with the session's nonce in its header
+/// (never in the URL: proxies and browsers' histories keep URLs), saved
+/// under the name svc gives it. A failure is returned as `call`'s are.
+export async function download(path) {
+  let r;
+  try {
+    r = await fetch(api + path, { headers: { "X-Svc-Nonce": nonce() }, credentials: "same-origin" });
+  } catch (e) {
+    return { status: 0, data: { message: "svc did not answer: " + e.message } };
+  }
+  if (!r.ok) {
+    let data = null;
+    try { data = await r.json(); } catch (_) { data = null; }
+    if (r.status === 401) ended("Your session has ended: sign in again.");
+    return { status: r.status, data };
+  }
+  const named = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
+  const url = URL.createObjectURL(await r.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = named ? named[1] : "export.csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return { status: r.status, data: null };
+}
+
 /// What went wrong, as svc said it.
 export function problem(res) {
   if (res.data && res.data.message) return res.data.message;

@@ -1,7 +1,7 @@
 // Devices: searched and paged on the server, exported as CSV (streamed),
 // imported from CSV with a preview, progress and a report.
 
-import { api, call, nonce, problem, query } from "./api.js";
+import { api, call, download, nonce, problem, query } from "./api.js";
 import { csvRows } from "./csv.js";
 import { alertBox, h, pager, plural, say, show, table, when } from "./ui.js";
 
@@ -35,9 +35,16 @@ export async function devices(params) {
       { id: "device-list" }));
   }
   const pages = res.status === 200 ? res.data.total_pages : 1;
+  const exportError = alertBox("export-error");
+  async function saveExport(path) {
+    say(exportError, "");
+    const r = await download(path);
+    if (r.status !== 200) say(exportError, problem(r));
+  }
   show("Devices",
-    h("p", {}, h("a", { href: `${api}/devices/export?_wpnonce=${encodeURIComponent(nonce())}`, download: "devices.csv", id: "export" }, "Export every device as CSV"),
-      " (streamed: any number of devices)."),
+    h("p", {}, h("button", { type: "button", id: "export", onclick: () => saveExport("/devices/export") }, "Export every device as CSV"),
+      " (push-devices.csv, every device)."),
+    exportError,
     form, list, pager("#/devices", page, pages, search ? { search } : {}, ["Previous", "Next"]),
     importer());
 }

@@ -1,7 +1,7 @@
 // Forms: the list, a form's editor (create, edit fields, remove), and its
 // submissions, paged on the server and exported as CSV.
 
-import { api, call, nonce, problem, query } from "./api.js";
+import { call, download, problem, query } from "./api.js";
 import { alertBox, failed, h, pager, plural, say, show, table, when } from "./ui.js";
 
 const TYPES = ["text", "textarea", "email", "number", "url", "tel", "date", "select", "radio", "checkbox", "hidden"];
@@ -118,9 +118,16 @@ export async function submissions(id, params) {
     h("td", { class: "num" }, s.id), h("td", {}, when(s.created_at)), h("td", {}, s.app_id),
     fields.map((f) => h("td", {}, cell(s.values[f.id])))));
   const d = res.data;
-  const exportUrl = `${api}/admin/forms/${encodeURIComponent(id)}/submissions/export?_wpnonce=${encodeURIComponent(nonce())}`;
+  const exportError = alertBox("export-error");
+  const exportPath = `/admin/forms/${encodeURIComponent(id)}/submissions/export`;
+  const save = async () => {
+    say(exportError, "");
+    const r = await download(exportPath);
+    if (r.status !== 200) say(exportError, problem(r));
+  };
   show(`Submissions: ${def.data.title}`,
-    h("p", {}, h("a", { href: exportUrl, download: `form-${id}-submissions.csv`, id: "export-submissions" }, "Export every submission as CSV")),
+    h("p", {}, h("button", { type: "button", id: "export-submissions", onclick: save }, "Export every submission as CSV")),
+    exportError,
     rows.length
       ? h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(`${plural(d.total, "submission", "submissions")}, newest first`,
           [["Id", "num"], "Received", "App", ...fields.map((f) => f.label || f.id)], rows, { id: "submission-list" }))

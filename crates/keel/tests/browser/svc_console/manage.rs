@@ -206,9 +206,21 @@ async fn a_form_is_made_submitted_to_read_exported_and_removed() {
     );
     clean(&b, "submissions").await;
     b.screenshot("svc-console-submissions").await;
-    let exported = b
-        .js("return fetch(document.querySelector('#export-submissions').href).then(r => r.text())")
+    // The export is downloaded with the nonce in a header, never in a URL:
+    // no link on the page carries it.
+    let nonce_in_a_url = b
+        .js("const n = sessionStorage.getItem('svc-nonce'); return [...document.querySelectorAll('[href],[src]')].some(e => (e.getAttribute('href') || e.getAttribute('src')).includes(n) || (e.getAttribute('href') || '').includes('_wpnonce'))")
         .await;
+    assert_eq!(nonce_in_a_url, false, "a URL on the page carries the nonce");
+    b.js("window.saved = null; const make = URL.createObjectURL; URL.createObjectURL = (blob) => { blob.text().then(t => { window.saved = t; }); return make(blob); };")
+        .await;
+    b.click("#export-submissions").await;
+    b.wait_js(
+        "return typeof window.saved === 'string'",
+        "the export downloaded",
+    )
+    .await;
+    let exported = b.js("return window.saved").await;
     let exported = exported.as_str().unwrap_or_default();
     assert!(
         exported.starts_with("id,created_at,app_id,message,rating")

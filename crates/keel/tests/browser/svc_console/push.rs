@@ -189,9 +189,20 @@ async fn devices_are_imported_with_a_preview_and_every_refused_line_with_its_rea
     assert!(refused.contains('3') && refused.contains('4'), "{refused}");
     clean(&b, "import report").await;
     b.screenshot("svc-console-import-report").await;
-    let exported = b
-        .js("return fetch(document.querySelector('#export').href).then(r => r.text())")
+    b.js("window.saved = null; window.savedAs = null; const make = URL.createObjectURL; URL.createObjectURL = (blob) => { blob.text().then(t => { window.saved = t; }); return make(blob); }; document.addEventListener('click', (e) => { if (e.target.download) window.savedAs = e.target.download; }, true);")
         .await;
+    b.click("#export").await;
+    b.wait_js(
+        "return typeof window.saved === 'string'",
+        "the export downloaded",
+    )
+    .await;
+    assert_eq!(
+        b.js("return window.savedAs").await,
+        "push-devices.csv",
+        "the name the button says"
+    );
+    let exported = b.js("return window.saved").await;
     let exported = exported.as_str().unwrap_or_default();
     assert!(
         exported.contains("ExponentPushToken[imported03]") && exported.contains("console0000"),

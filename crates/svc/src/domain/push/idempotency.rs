@@ -137,6 +137,18 @@ pub async fn claim(
     })
 }
 
+/// Forgets every admin's keys older than [`KEPT`] at `now`; how many.
+pub async fn purge_expired(
+    db: &keel_platform::db::Db,
+    now: chrono::DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    Ok(Entity::delete_many()
+        .filter(Column::CreatedAt.lt(now - KEPT))
+        .exec(db.write())
+        .await?
+        .rows_affected)
+}
+
 /// Records the first answer's status under `key` (same transaction).
 pub async fn settle(
     txn: &DatabaseTransaction,
