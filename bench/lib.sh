@@ -381,3 +381,22 @@ GP
   done
   echo "scale curves: $2 and ${2%.svg}.png" >&2
 }
+
+# Users beyond the registered ones, straight into the table: each a copy of
+# bench1 (the same password hash) under its own id, name and email.
+bench_scale_seed_users() { # backend from to
+  local cols="id, username, username_key, email, email_key, slug, role, password_hash, two_factor,
+    totp_secret, totp_pending, totp_last_step, email_verified, is_banned, streamer_mode,
+    notify_weekly_goals, weekly_mail_week, revision, created_at, updated_at"
+  local copy="'scale' || s.i, 'scale' || s.i, 'scale' || s.i || '@example.com', 'scale' || s.i || '@example.com',
+    'scale' || s.i, t.role, t.password_hash, t.two_factor, NULL, NULL, 0, t.email_verified, false, false,
+    t.notify_weekly_goals, NULL, 0, t.created_at, t.updated_at FROM accounts_users t"
+  if [ "$1" = postgres ]; then
+    bench_sql postgres "INSERT INTO accounts_users ($cols) SELECT 'e' || lpad(to_hex(s.i), 23, '0'), $copy
+      CROSS JOIN generate_series($2, $3) AS s(i) WHERE t.username_key = 'bench1'; ANALYZE accounts_users"
+  else
+    bench_sql sqlite "WITH RECURSIVE s(i) AS (SELECT $2 UNION ALL SELECT i + 1 FROM s WHERE i < $3)
+      INSERT INTO accounts_users ($cols) SELECT printf('%024x', s.i + 281474976710656), $copy
+      CROSS JOIN s WHERE t.username_key = 'bench1'; ANALYZE"
+  fi
+}

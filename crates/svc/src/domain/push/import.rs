@@ -207,7 +207,11 @@ impl<'a> Import<'a> {
 
     async fn flush(&mut self) -> Result<(), DbErr> {
         let rows = std::mem::take(&mut self.pending);
-        apply(self.db, &self.present, rows, &mut self.report).await
+        let done = apply(self.db, &self.present, rows).await?;
+        self.report.imported += done.imported;
+        self.report.updated += done.updated;
+        self.report.skipped += done.skipped;
+        Ok(())
     }
 
     /// Writes what waits and ends the report, stopped at `line` for

@@ -9,7 +9,6 @@ use keel_platform::sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::{Map, Value};
 
 use super::devices::{AppId, Status, upsert};
-use super::import::ImportReport;
 use super::registration::{ParamError, Registration};
 use crate::entity::push_device;
 
@@ -123,15 +122,19 @@ fn same(d: &push_device::Model, r: &Registration, active: bool) -> bool {
         && d.active == active
 }
 
-/// Upserts `rows` (one batch), counting each in `report`.
-pub(super) async fn apply(
-    db: &Db,
-    present: &Present,
-    rows: Vec<Row>,
-    report: &mut ImportReport,
-) -> Result<(), DbErr> {
+/// What a batch did to the stored devices.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Applied {
+    pub imported: u64,
+    pub updated: u64,
+    pub skipped: u64,
+}
+
+/// Upserts `rows` (one batch); what it did.
+pub(super) async fn apply(db: &Db, present: &Present, rows: Vec<Row>) -> Result<Applied, DbErr> {
+    let mut report = Applied::default();
     if rows.is_empty() {
-        return Ok(());
+        return Ok(report);
     }
     let existing: HashMap<String, push_device::Model> = push_device::Entity::find()
         .filter(
@@ -173,5 +176,5 @@ pub(super) async fn apply(
         writes.push(row.reg.into_row(status, app_id, registered_at, now));
     }
     upsert(db.write(), writes, AppId::Keep).await?;
-    Ok(())
+    Ok(report)
 }
