@@ -187,6 +187,7 @@ async fn admins_are_disabled_reset_ended_and_removed_from_the_command_line_and_a
         [
             "svc_admin_added chief",
             "svc_admin_added clerk",
+            "svc_app_password_created clerk",
             "svc_admin_disabled clerk",
             "svc_admin_enabled clerk",
             "svc_admin_password_set clerk",

@@ -16,10 +16,10 @@ export async function admins() {
     const self = u.username === me;
     const act = (label, f, danger) =>
       h("button", { type: "button", class: danger ? "link danger" : "link", onclick: f, "aria-label": `${label} ${u.username}` }, label);
-    return h("tr", {},
+    return h("tr", { "data-user": u.username },
       h("td", {}, u.username, self ? " (you)" : ""),
       h("td", {}, u.capabilities.join(", ") || "none"),
-      h("td", {}, u.disabled ? "Disabled" : "Active"),
+      h("td", { class: "state" }, u.disabled ? "Disabled" : "Active"),
       h("td", { class: "num" }, String(u.sessions)),
       h("td", { class: "num" }, String(u.app_passwords)),
       h("td", {}, when(u.created_at)),

@@ -27,13 +27,17 @@ async fn an_admin_who_may_disables_resets_and_ends_another_admins_sessions() {
             ("Enable", "Active")
         };
         b.click(&format!("button[aria-label='{act} clerk']")).await;
-        b.wait_text("#admin-list", state).await;
+        b.wait_text("tr[data-user='clerk'] .state", state).await;
         b.click("button[aria-label='New password clerk']").await;
         b.wait_text("#admin-password", "not shown again").await;
         let shown = b.text("#admin-password-value").await;
         assert!(shown.len() >= 20, "{shown}");
         b.click("button[aria-label='End sessions clerk']").await;
-        b.wait_text("#admin-list caption", "2 users").await;
+        b.wait_js(
+            "return document.querySelector(\"tr[data-user='clerk'] td:nth-child(5)\")?.innerText === '0' && !document.getElementById('admin-password')?.offsetParent",
+            "the list drawn again after ending the sessions",
+        )
+        .await;
         clean(&b, &format!("admins after ({name})")).await;
         let no_remove_self = b
             .js("return !document.querySelector(\"button[aria-label='Remove boss']\")")
