@@ -119,7 +119,8 @@ async fn no_redis_key_names_a_deleted_user_but_the_revocation_epoch_by_id() {
     // Rate limits keyed on the login name and the address exist, by hash.
     let keys = redis_keys(&prefix).await;
     assert!(
-        keys.iter().any(|k| k.contains("rl:guard:accounts:login:name:")),
+        keys.iter()
+            .any(|k| k.contains("rl:guard:accounts:login:name:")),
         "{keys:?}"
     );
     delete(&api, &user).await;
