@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
-use keel_platform::http::timing::{Phase, timed};
+use keel_platform::observe::{Phase, timed};
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::domain::sessions::{self, Client};

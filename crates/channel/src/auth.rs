@@ -15,7 +15,7 @@ use axum::extract::FromRequestParts;
 use axum::http::header::{COOKIE, ORIGIN};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
-use keel_platform::http::timing::{Phase, timed};
+use keel_platform::observe::{Phase, timed};
 
 use crate::config::Config;
 use crate::domain::owner::{self, Owner};

@@ -206,8 +206,16 @@ impl Config {
                 skip_within: src
                     .secs_or("KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS", Duration::ZERO)?,
             },
-            emote_cron: src.cron_or("KEEL_CHANNEL_EMOTE_CRON", "0 */12 * * *")?,
-            sampler_cron: src.cron_or("KEEL_CHANNEL_SAMPLER_CRON", "* * * * *")?,
+            emote_cron: keel_platform::jobs::cron::var(
+                src,
+                "KEEL_CHANNEL_EMOTE_CRON",
+                "0 */12 * * *",
+            )?,
+            sampler_cron: keel_platform::jobs::cron::var(
+                src,
+                "KEEL_CHANNEL_SAMPLER_CRON",
+                "* * * * *",
+            )?,
             api_url: match src.get("KEEL_CHANNEL_API_URL") {
                 None => None,
                 Some(_) => Some(url(src, "KEEL_CHANNEL_API_URL", "")?),

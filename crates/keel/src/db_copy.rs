@@ -1,5 +1,5 @@
 //! `keel db copy`: what the command says before, during and after the
-//! copy (keel_platform::db::copy does it): the keys the target deployment
+//! copy (keel_platform::copy does it): the keys the target deployment
 //! needs, each step, each table's progress (a bar on a terminal, a line a
 //! second otherwise), and the comparison of every table.
 
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use keel_platform::config::{DatabaseUrl, PlatformConfig, Source};
-use keel_platform::db::copy::{self, Plan, Progress};
+use keel_platform::copy::{self, Plan, Progress};
 
 use crate::services;
 

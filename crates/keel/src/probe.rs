@@ -46,7 +46,7 @@ pub fn candidates(src: &Source) -> Vec<String> {
 
 /// Checks `url`, or the candidates; an error says what answered what.
 pub async fn run(url: Option<&str>) -> anyhow::Result<()> {
-    keel_platform::outbound::install_crypto_provider();
+    keel_platform::crypto::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(3))
         .build()?;

@@ -14,7 +14,7 @@
 //! by writer). With slow requests timed (`KEEL_SLOW_REQUEST_MS`), a
 //! request's wait is split into the batch before its own and its own
 //! batch's write, and a batch as slow as the threshold is logged with
-//! where its time went ([`crate::http::timing::timed_batch`]).
+//! where its time went ([`crate::observe::tally::timed_batch`]).
 
 use futures::FutureExt;
 use std::future::Future;
@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::failure::panic_text;
 use crate::failure::{Cause, chain};
-use crate::http::timing::{self, Phase};
+use crate::observe::tally::{self as timing, Phase};
 use crate::tasks::Tasks;
 
 /// Why an item was not written.

@@ -14,6 +14,13 @@ use subtle::ConstantTimeEq;
 
 use crate::config::{ConfigError, PlatformConfig, Source};
 
+/// Installs the process-wide TLS crypto provider (AWS-LC, the one crypto
+/// stack: rustls for outbound HTTPS, SMTP, PostgreSQL and the trace
+/// exporter). Idempotent.
+pub fn install_crypto_provider() {
+    // Err means one is installed already, which is what we want.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
 /// Seals and opens small secrets (TOTP secrets, backup codes, provider keys).
 /// Stored form: base64(nonce ‖ ciphertext ‖ tag).
 #[derive(Clone)]

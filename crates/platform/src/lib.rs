@@ -7,6 +7,7 @@
 //! - [`cache`]: cache and rate limits, in-process or Redis
 //! - [`guard`]: the one guard of every credential check
 //! - [`outbound`], [`jwks`]: outbound HTTP and JWKS-backed JWT verification
+//! - [`observe`]: each I/O call timed and traced by one wrapper (the ground floor)
 //! - [`telemetry`]: logs and metrics
 
 pub mod audit;
@@ -14,8 +15,10 @@ pub mod batch;
 pub mod cache;
 pub mod check;
 pub mod config;
+pub mod copy;
 pub mod crypto;
 pub mod db;
+pub mod dkim;
 pub mod failure;
 pub mod guard;
 pub mod http;
@@ -23,6 +26,7 @@ pub mod jobs;
 pub mod jwks;
 pub mod mail;
 pub mod migrate;
+pub mod observe;
 pub mod outage;
 pub mod outbound;
 pub mod password;

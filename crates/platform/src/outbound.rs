@@ -15,15 +15,8 @@ use backon::{BackoffBuilder, ExponentialBuilder};
 use reqwest::{RequestBuilder, Response, StatusCode};
 
 use crate::config::OutboundConfig;
-use crate::http::timing::{Phase, timed};
-use crate::telemetry::otel;
-use tracing::Instrument;
-
-/// Installs the process-wide TLS crypto provider (ring). Idempotent.
-pub fn install_crypto_provider() {
-    // Err means one is installed already, which is what we want.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-}
+use crate::crypto::install_crypto_provider;
+use crate::observe::{self, Call, Phase, timed, trace};
 
 /// A shared outbound client; cheap to clone.
 #[derive(Clone, Debug)]
@@ -124,7 +117,7 @@ impl HttpClient {
 
     /// Sends a request once.
     pub async fn send(&self, req: RequestBuilder) -> Result<Response, OutboundError> {
-        Ok(timed(Phase::Outbound, traced(req)).await?)
+        Ok(traced(req).await?)
     }
 
     /// Sends an idempotent request, retrying network errors, 429 and 5xx
@@ -147,16 +140,15 @@ impl HttpClient {
             .build();
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            let (last, server_delay) =
-                match timed(Phase::Outbound, traced(make().timeout(left))).await {
-                    Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
-                    Ok(resp) => {
-                        let wait = retry_after(&resp);
-                        (Ok(resp), wait)
-                    }
-                    Err(e) if !is_transient(&e) => return Err(e.into()),
-                    Err(e) => (Err(e), None),
-                };
+            let (last, server_delay) = match traced(make().timeout(left)).await {
+                Ok(resp) if !is_retryable(resp.status()) => return Ok(resp),
+                Ok(resp) => {
+                    let wait = retry_after(&resp);
+                    (Ok(resp), wait)
+                }
+                Err(e) if !is_transient(&e) => return Err(e.into()),
+                Err(e) => (Err(e), None),
+            };
             let Some(delay) = delays.next() else {
                 return last.map_err(Into::into);
             };
@@ -170,34 +162,30 @@ impl HttpClient {
     }
 }
 
-/// Sends `req`, inside a client span that carries the current trace to the
-/// provider in `traceparent` when traces are on.
+/// Sends `req` as one call (`observe::call`): timed in the request's
+/// `Outbound` phase, inside a client span that carries the current trace to
+/// the provider in `traceparent` when traces are on.
 async fn traced(req: RequestBuilder) -> Result<Response, reqwest::Error> {
-    if !otel::enabled() {
-        return req.send().await;
+    if !trace::enabled() {
+        return timed(Phase::Outbound, req.send()).await;
     }
     let (client, req) = req.build_split();
     let mut req = req?;
-    let span = otel::spans::outbound(req.method(), req.url());
-    let answer = async {
-        otel::spans::inject(req.headers_mut());
-        client.execute(req).await
-    }
-    .instrument(span.clone())
-    .await;
-    match &answer {
-        Ok(resp) => {
-            span.record(
-                "http.response.status_code",
-                i64::from(resp.status().as_u16()),
-            );
-            if resp.status().is_server_error() || resp.status().is_client_error() {
-                otel::spans::failed(&span);
+    let call = Call::outbound(req.method(), req.url());
+    observe::call(call, |span| {
+        let span = span.clone();
+        async move {
+            trace::inject(req.headers_mut());
+            let resp = client.execute(req).await?;
+            let status = resp.status();
+            span.record("http.response.status_code", i64::from(status.as_u16()));
+            if status.is_server_error() || status.is_client_error() {
+                trace::failed(&span);
             }
+            Ok(resp)
         }
-        Err(_) => otel::spans::failed(&span),
-    }
-    answer
+    })
+    .await
 }
 
 fn is_transient(e: &reqwest::Error) -> bool {

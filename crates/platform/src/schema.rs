@@ -132,8 +132,8 @@ fn jobs(b: DbBackend) -> Vec<sea_orm::Statement> {
 
 /// The platform's tables, for `keel db copy` (the migrations' own table is
 /// made by migrating the target, not copied).
-fn tables() -> Vec<crate::db::copy::TableSpec> {
-    use crate::db::copy::TableSpec;
+fn tables() -> Vec<crate::migrate::spec::TableSpec> {
+    use crate::migrate::spec::TableSpec;
     vec![
         TableSpec::of::<crate::jobs::entity::Entity>(),
         TableSpec::of::<crate::jobs::cron::entity::Entity>(),

@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use keel_platform::crypto::constant_time_eq;
 use keel_platform::guard::Door;
 use keel_platform::http::request_client_ip;
-use keel_platform::http::timing::{Phase, timed};
+use keel_platform::observe::{Phase, timed};
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
 use crate::entity::user;

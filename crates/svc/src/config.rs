@@ -111,6 +111,10 @@ fn expo(src: &Source) -> Result<ExpoConfig, ConfigError> {
         receipt_delay: src.secs_or("KEEL_EXPO_RECEIPT_DELAY_SECS", Duration::from_secs(15 * 60))?,
         import_limit: src.parse_or("KEEL_SVC_IMPORT_LIMIT_BYTES", 20 * 1024 * 1024)?,
         import_max_rows,
-        idempotency_purge_cron: src.cron_or("KEEL_SVC_IDEMPOTENCY_PURGE_CRON", "17 * * * *")?,
+        idempotency_purge_cron: keel_platform::jobs::cron::var(
+            src,
+            "KEEL_SVC_IDEMPOTENCY_PURGE_CRON",
+            "17 * * * *",
+        )?,
     })
 }

@@ -95,7 +95,7 @@ pub(crate) async fn serve_on_loopback(app: axum::Router, what: &str) -> std::net
 pub fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
-        keel_platform::outbound::install_crypto_provider();
+        keel_platform::crypto::install_crypto_provider();
         let _ = keel_platform::telemetry::init_tracing(keel_platform::config::LogFormat::Text);
     });
 }

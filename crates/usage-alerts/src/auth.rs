@@ -6,8 +6,8 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, Validation};
 use keel_platform::crypto::sha256_hex;
-use keel_platform::http::timing::{Phase, timed};
 use keel_platform::jwks::{JwksVerifier, JwtError};
+use keel_platform::observe::{Phase, timed};
 use serde::Deserialize;
 
 use crate::config::AppleConfig;

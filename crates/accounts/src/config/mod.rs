@@ -77,7 +77,7 @@ pub struct WeeklyMail {
 
 impl WeeklyMail {
     fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let cron = src.cron_or(WEEKLY_MAIL_CRON, "0 8 * * 1")?;
+        let cron = keel_platform::jobs::cron::var(src, WEEKLY_MAIL_CRON, "0 8 * * 1")?;
         let public_url = src
             .get(PUBLIC_URL)
             .map(|u| u.trim_end_matches('/').to_owned());

@@ -14,8 +14,8 @@ pub mod viewer_sample;
 pub mod webhook_seen;
 
 /// Every table of this component, for `keel db copy`.
-pub fn tables() -> Vec<keel_platform::db::copy::TableSpec> {
-    use keel_platform::db::copy::TableSpec;
+pub fn tables() -> Vec<keel_platform::migrate::spec::TableSpec> {
+    use keel_platform::migrate::spec::TableSpec;
     vec![
         TableSpec::of::<channel_config::Entity>(),
         TableSpec::of::<owner::Entity>(),

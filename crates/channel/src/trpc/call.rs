@@ -8,7 +8,7 @@ use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
 use axum::routing::{MethodRouter, any};
-use keel_platform::telemetry::otel::spans;
+use keel_platform::observe::trace as spans;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 

@@ -253,7 +253,7 @@ mod tests {
     use super::*;
 
     fn proxy(trusted: &[&str]) -> Proxy {
-        keel_platform::outbound::install_crypto_provider();
+        keel_platform::crypto::install_crypto_provider();
         let trusted = trusted
             .iter()
             .filter_map(|t| t.parse::<IpAddr>().ok())

@@ -10,9 +10,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use crate::config::Secret;
 use crate::crypto::Pseudonyms;
-use crate::http::timing::{Phase, timed};
-use crate::telemetry::otel;
-use tracing::Instrument;
+use crate::observe::{self, Call};
 
 mod breaker;
 mod rate;
@@ -178,13 +176,8 @@ impl Cache {
     ) -> Result<T, CacheError> {
         self.breaker.check()?;
         let mut conn = conn.clone();
-        let span = otel::spans::redis(&command_name(cmd));
-        let answer = timed(Phase::Cache, cmd.query_async(&mut conn))
-            .instrument(span.clone())
-            .await;
-        if answer.is_err() {
-            otel::spans::failed(&span);
-        }
+        let call = Call::redis(&command_name(cmd));
+        let answer = observe::call(call, |_| cmd.query_async(&mut conn)).await;
         self.breaker.record(answer)
     }
 
@@ -237,22 +230,17 @@ impl Cache {
             Backend::Redis(conn) => {
                 self.breaker.check()?;
                 let mut conn = conn.clone();
-                let (n,): (i64,) = self.breaker.record(
-                    timed(
-                        Phase::Cache,
-                        redis::pipe()
-                            .atomic()
-                            .cmd("INCR")
-                            .arg(&key)
-                            .cmd("PEXPIRE")
-                            .arg(&key)
-                            .arg(millis(ttl).max(1))
-                            .ignore()
-                            .query_async(&mut conn),
-                    )
-                    .instrument(otel::spans::redis("MULTI INCR PEXPIRE"))
-                    .await,
-                )?;
+                let mut pipe = redis::pipe();
+                pipe.atomic()
+                    .cmd("INCR")
+                    .arg(&key)
+                    .cmd("PEXPIRE")
+                    .arg(&key)
+                    .arg(millis(ttl).max(1))
+                    .ignore();
+                let call = Call::redis("MULTI INCR PEXPIRE");
+                let answer = observe::call(call, |_| pipe.query_async(&mut conn)).await;
+                let (n,): (i64,) = self.breaker.record(answer)?;
                 Ok(n)
             }
         }

@@ -14,9 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use tracing::Instrument;
-
-use crate::http::timing::{Phase, timed};
+use crate::observe::{self, Call};
 
 use super::{Backend, Cache, lock, millis};
 
@@ -66,18 +64,14 @@ impl Cache {
                 let counted = match self.breaker.check() {
                     Ok(()) => {
                         let mut conn = conn.clone();
-                        self.breaker.record(
-                            timed(
-                                Phase::Cache,
-                                redis::Script::new(HIT_SCRIPT)
-                                    .key(&current)
-                                    .key(&previous)
-                                    .arg(millis(keep))
-                                    .invoke_async::<(u64, u64)>(&mut conn),
-                            )
-                            .instrument(crate::telemetry::otel::spans::redis("EVALSHA"))
-                            .await,
-                        )
+                        let script = redis::Script::new(HIT_SCRIPT);
+                        let mut hit = script.key(&current);
+                        hit.key(&previous).arg(millis(keep));
+                        let call = Call::redis("EVALSHA");
+                        let answer =
+                            observe::call(call, |_| hit.invoke_async::<(u64, u64)>(&mut conn))
+                                .await;
+                        self.breaker.record(answer)
                     }
                     Err(e) => Err(e),
                 };

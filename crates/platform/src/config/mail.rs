@@ -137,7 +137,7 @@ fn dkim(src: &Source, from: &str) -> Result<Option<DkimConfig>, ConfigError> {
             ),
         ));
     }
-    crate::mail::dkim::DkimSigner::from_pem(&domain, &selector, key.expose())
+    crate::dkim::DkimSigner::from_pem(&domain, &selector, key.expose())
         .map_err(|e| ConfigError::invalid(KEY, e.to_string()))?;
     Ok(Some(DkimConfig {
         domain,

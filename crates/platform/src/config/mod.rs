@@ -111,7 +111,7 @@ pub struct HttpConfig {
     pub start_hold: Duration,
     pub trusted_proxies: TrustedProxies,
     /// Requests slower than this are logged with where their time went
-    /// (`http::timing`); `None`: nothing is timed.
+    /// (`http::slow`); `None`: nothing is timed.
     pub slow_request: Option<Duration>,
 }
 

@@ -118,16 +118,6 @@ impl Source {
         }
     }
 
-    /// A cron pattern (five fields, or six with seconds first).
-    pub fn cron_or(
-        &self,
-        name: &str,
-        default: &str,
-    ) -> Result<crate::jobs::cron::Cron, ConfigError> {
-        crate::jobs::cron::parse(&self.string_or(name, default))
-            .map_err(|e| ConfigError::invalid(name, e.to_string()))
-    }
-
     /// A duration given in whole seconds.
     pub fn secs_or(&self, name: &str, default: Duration) -> Result<Duration, ConfigError> {
         Ok(self

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 pub mod backup;
 mod connect;
-pub mod copy;
 mod erase;
 pub mod grouped;
 mod idle;
@@ -29,8 +28,6 @@ use sea_orm::{
 };
 
 use crate::config::{DatabaseConfig, DatabaseUrl};
-use crate::http::timing::{self, Phase};
-use crate::telemetry::otel;
 use connect::{common, no_transaction, server_limits, sqlite_options};
 
 /// Pooled database handles; cheap to clone.
@@ -263,14 +260,13 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
     )
 }
 
-/// Each statement's time counted to the request that runs it
-/// (`http::timing`), when requests are timed.
-/// Also a statement span under the current span, when traces are on.
+/// Each statement seen once (`observe::statement`): its time counted to
+/// the request that runs it when requests are timed, and a statement span
+/// under the current span when traces are on.
 fn timed_statements(mut conn: DatabaseConnection) -> DatabaseConnection {
     let system = system_name(conn.get_database_backend());
     conn.set_metric_callback(move |info| {
-        timing::record(Phase::Db, info.elapsed);
-        otel::spans::statement(system, &info.statement.sql, info.elapsed, info.failed);
+        crate::observe::statement(system, &info.statement.sql, info.elapsed, info.failed);
     });
     conn
 }

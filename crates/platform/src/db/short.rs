@@ -2,7 +2,7 @@
 //! pool where that is cheaper (inline on SQLite, on connections of their
 //! own on PostgreSQL), else through the pool.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sea_orm::{
     DbBackend, DbErr, EntityTrait, QuerySelect, QueryTrait, Select, SelectModel, SelectTwo,
@@ -10,8 +10,6 @@ use sea_orm::{
 };
 
 use super::{Db, count, counted, inline, system_name};
-use crate::http::timing::{self, Phase};
-use crate::telemetry::otel;
 
 impl Db {
     /// `select.all(db.read())`, for a read the caller knows to be short (an
@@ -137,35 +135,32 @@ impl Db {
     }
 }
 
-/// Times a short read when requests are timed or traces are on (its
-/// statement span then), else nothing.
+/// Times a short read (inline on SQLite, outside the pool on PostgreSQL;
+/// SeaORM's callback sees none of these) when requests are timed or traces
+/// are on, else nothing: `observe::short_read` keeps it.
 struct ShortTimer {
     started: Option<Instant>,
-    traced: bool,
 }
 
 impl ShortTimer {
     fn start() -> Self {
-        let traced = otel::enabled();
-        let started = (traced || timing::timing()).then(Instant::now);
-        Self { started, traced }
-    }
-
-    /// The read of `E` is over (`ok` when it was served).
-    fn done<E: EntityTrait>(self, backend: DbBackend, ok: bool) {
-        if let Some(started) = self.started {
-            short_read_done::<E>(backend, started.elapsed(), self.traced && ok);
+        Self {
+            started: crate::observe::watching().then(Instant::now),
         }
     }
-}
 
-/// A short read (inline on SQLite, outside the pool on PostgreSQL) of `E`
-/// that took `took`: counted to the request when it is timed, and a
-/// statement span when `traced` (SeaORM's callback sees none of these).
-fn short_read_done<E: EntityTrait>(backend: DbBackend, took: Duration, traced: bool) {
-    timing::record(Phase::Db, took);
-    if traced {
-        let table = E::default().table_name().to_owned();
-        otel::spans::record_statement(system_name(backend), "SELECT", Some(table), took, false);
+    /// The read of `E` is over (`ok` when it was served; one that was not
+    /// counts its time, and makes no span: the pool's statement will).
+    fn done<E: EntityTrait>(self, backend: DbBackend, ok: bool) {
+        let Some(started) = self.started else {
+            return;
+        };
+        let took = started.elapsed();
+        if ok {
+            let table = E::default().table_name().to_owned();
+            crate::observe::short_read(system_name(backend), Some(table), took);
+        } else {
+            crate::observe::tally::record(crate::observe::Phase::Db, took);
+        }
     }
 }

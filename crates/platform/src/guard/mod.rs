@@ -7,7 +7,7 @@
 //!    hashed, and refuses beyond the door's limits with [`Throttled`]
 //!    (each service answers 429 with `Retry-After` in its own shape);
 //! 2. [`Knock::verify`] checks the password on the hashing slots, shared
-//!    fairly between services ([`slots`]), so one service's flood cannot
+//!    fairly between services (`password::slots`), so one service's flood cannot
 //!    starve another's sign-ins;
 //! 3. each outcome is counted on `/metrics`
 //!    (`keel_sign_in_attempts_total{door, outcome}`) and a refused or
@@ -16,8 +16,6 @@
 //!
 //! [`crate::password::verify`] is private to the platform: a service can
 //! only check a password through a [`Knock`].
-
-pub mod slots;
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -171,7 +169,7 @@ impl Knock<'_> {
     /// acceptance (a second factor may follow): say how it ended with
     /// [`Knock::accepted`] or [`Knock::refused`].
     /// Too many checks waiting for the hashing slots already
-    /// ([`slots::MAX_WAITING`] in this service's lane) is [`Throttled`]
+    /// (`password::slots::MAX_WAITING` in this service's lane) is [`Throttled`]
     /// for a second.
     pub async fn verify(
         &mut self,

@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::{PlatformError, Render};
-use crate::telemetry::otel;
+use crate::observe::trace;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -31,7 +31,7 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
             .extensions()
             .get::<MatchedPath>()
             .map_or("unmatched", MatchedPath::as_str);
-        if !otel::enabled() {
+        if !trace::enabled() {
             return tracing::info_span!(
                 "request",
                 http.request.method = %req.method(),
@@ -51,7 +51,7 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
             keel.service = service,
             keel.request_id = %id,
         );
-        otel::spans::adopt_parent(&span, req.headers());
+        crate::observe::trace::adopt_parent(&span, req.headers());
         span
     }
 }
@@ -61,7 +61,7 @@ pub fn span_for(service: &'static str) -> impl Fn(&Request<Body>) -> tracing::Sp
 /// recorded as an i64: the OpenTelemetry layer turns an unsigned number
 /// into text.
 pub fn record_status(resp: &Response, _latency: Duration, span: &tracing::Span) {
-    if otel::enabled() {
+    if trace::enabled() {
         let status = resp.status();
         span.record("http.response.status_code", i64::from(status.as_u16()));
         if status.is_server_error() {

@@ -16,8 +16,8 @@ mod layers;
 mod no_store;
 pub mod openapi;
 pub mod patterns;
+mod slow;
 pub mod starting;
-pub mod timing;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -126,7 +126,7 @@ pub fn finish(app: ServiceApp, readiness: Readiness, cfg: &HttpConfig) -> Router
         .layer(PropagateRequestIdLayer::new(layers::REQUEST_ID))
         .layer(middleware::from_fn_with_state(
             cfg.slow_request,
-            timing::slow_requests,
+            slow::slow_requests,
         ))
         .layer(SetRequestIdLayer::new(layers::REQUEST_ID, MakeRequestUuid))
 }

@@ -57,6 +57,17 @@ pub fn parse(pattern: &str) -> Result<Cron, BadPattern> {
         .map_err(|e| BadPattern(format!("{pattern:?}: {e}")))
 }
 
+/// The cron pattern variable `name` of `src` (`default` when unset); a
+/// bad pattern names the variable.
+pub fn var(
+    src: &crate::config::Source,
+    name: &str,
+    default: &str,
+) -> Result<Cron, crate::config::ConfigError> {
+    parse(&src.string_or(name, default))
+        .map_err(|e| crate::config::ConfigError::invalid(name, e.to_string()))
+}
+
 impl<J: Job + Sync> Schedule<J> {
     /// Starts this node's scheduler as one of `tasks`.
     pub fn start(self, db: Db, tasks: &Tasks) {
@@ -81,7 +92,7 @@ impl<J: Job + Sync> Schedule<J> {
                 () = tokio::time::sleep(wait) => {}
             }
             // A span of its own: the cause the tick's job links to.
-            let span = crate::telemetry::otel::spans::work(&format!("cron {}", self.name));
+            let span = crate::observe::trace::work(&format!("cron {}", self.name));
             match claim(db, self.name, tick, &(self.job)(tick))
                 .instrument(span)
                 .await

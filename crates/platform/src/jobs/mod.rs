@@ -232,7 +232,7 @@ fn row<J: Job>(
         locked_by: Set(None),
         last_error: Set(None),
         created_at: Set(now),
-        trace_parent: Set(crate::telemetry::otel::spans::current_traceparent()),
+        trace_parent: Set(crate::observe::trace::current_traceparent()),
         ..Default::default()
     })
 }

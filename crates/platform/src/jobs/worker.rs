@@ -15,7 +15,7 @@ use super::entity::{self, Column, Entity};
 use super::{JobContext, JobError, JobRegistry, backoff};
 use crate::config::JobsConfig;
 use crate::db::Db;
-use crate::telemetry::otel;
+use crate::observe::trace;
 
 /// Runs the jobs of the registered kinds until shut down.
 #[derive(Clone)]
@@ -288,7 +288,7 @@ fn traced<F: Future>(job: &entity::Model, run: F) -> tracing::instrument::Instru
 /// The job's span: a consumer span named by its kind, linked to the span
 /// that enqueued it; no span when traces are off.
 fn span_of(job: &entity::Model) -> tracing::Span {
-    if !otel::enabled() {
+    if !trace::enabled() {
         return tracing::Span::none();
     }
     let span = tracing::info_span!(
@@ -299,7 +299,7 @@ fn span_of(job: &entity::Model) -> tracing::Span {
         keel.job.id = job.id,
         keel.job.attempt = job.attempts,
     );
-    otel::spans::link(&span, job.trace_parent.as_deref());
-    otel::spans::note_ids(&span);
+    crate::observe::trace::link(&span, job.trace_parent.as_deref());
+    crate::observe::trace::note_ids(&span);
     span
 }

@@ -4,8 +4,6 @@
 //! `$KEEL_DATA_DIR/mail/` (a retried delivery rewrites the same file).
 //! With a DKIM key configured every message is signed ([`dkim`]).
 
-pub mod dkim;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +12,6 @@ use lettre::message::{Mailbox, MultiPart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use sea_orm::{ConnectionTrait, DbErr};
 use serde::{Deserialize, Serialize};
-use tracing::Instrument;
 
 use crate::config::MailConfig;
 use crate::jobs::{self, Job, JobError, JobRegistry};
@@ -127,7 +124,7 @@ pub async fn forget<C: ConnectionTrait>(conn: &C, addresses: &[&str]) -> Result<
 pub struct Mailer {
     from: Mailbox,
     transport: Transport,
-    dkim: Option<Arc<dkim::DkimSigner>>,
+    dkim: Option<Arc<crate::dkim::DkimSigner>>,
 }
 
 #[derive(Clone)]
@@ -143,7 +140,7 @@ pub enum MailError {
     #[error("KEEL_SMTP_URL is not a usable SMTP URL")]
     Smtp(#[source] lettre::transport::smtp::Error),
     #[error("KEEL_DKIM_PRIVATE_KEY cannot sign")]
-    Dkim(#[source] dkim::DkimKeyError),
+    Dkim(#[source] crate::dkim::DkimKeyError),
 }
 
 impl Mailer {
@@ -167,7 +164,9 @@ impl Mailer {
         let dkim = cfg
             .dkim
             .as_ref()
-            .map(|d| dkim::DkimSigner::from_pem(&d.domain, &d.selector, d.private_key.expose()))
+            .map(|d| {
+                crate::dkim::DkimSigner::from_pem(&d.domain, &d.selector, d.private_key.expose())
+            })
             .transpose()
             .map_err(MailError::Dkim)?
             .map(Arc::new);
@@ -234,13 +233,12 @@ impl Mailer {
         };
         match &self.transport {
             Transport::Smtp(smtp) => {
-                let span = crate::telemetry::otel::spans::smtp();
-                let sent = smtp
-                    .send_raw(message.envelope(), &raw)
-                    .instrument(span.clone())
-                    .await;
+                let envelope = message.envelope();
+                let sent = crate::observe::call(crate::observe::Call::smtp(), |_| {
+                    smtp.send_raw(envelope, &raw)
+                })
+                .await;
                 sent.map(|_| ()).map_err(|e| {
-                    crate::telemetry::otel::spans::failed(&span);
                     if e.is_permanent() {
                         JobError::fail(e)
                     } else {

@@ -16,6 +16,7 @@ use crate::config::MigrationConfig;
 use crate::db::Db;
 
 mod lock;
+pub mod spec;
 
 pub use lock::advisory_lock_key;
 use lock::lock;
@@ -34,11 +35,11 @@ pub struct Migration {
 pub struct MigrationSet {
     pub component: &'static str,
     pub migrations: &'static [Migration],
-    pub tables: fn() -> Vec<crate::db::copy::TableSpec>,
+    pub tables: fn() -> Vec<spec::TableSpec>,
 }
 
 /// For a component whose tables are not copied (quotebot, tests).
-pub fn no_tables() -> Vec<crate::db::copy::TableSpec> {
+pub fn no_tables() -> Vec<spec::TableSpec> {
     Vec::new()
 }
 

@@ -7,7 +7,7 @@ use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
-use super::otel::spans::TraceIds;
+use crate::observe::trace::TraceIds;
 
 /// Wraps the JSON event format.
 pub struct WithTraceIds<F>(pub F);

@@ -32,7 +32,7 @@ const DEFAULT_FILTER: &str = "info,webauthn_rs_core=off";
 /// `OTEL_*` value is an error naming the variable.
 pub fn init_tracing(format: LogFormat) -> Result<(), otel::OtelConfigError> {
     let traces = match otel::read(|k| std::env::var(k).ok())? {
-        Some(cfg) if !otel::enabled() => Some(otel::install(cfg)?),
+        Some(cfg) if !crate::observe::trace::enabled() => Some(otel::install(cfg)?),
         _ => None,
     };
     let filter =

@@ -23,7 +23,7 @@ use supervisor::{Outcome, Supervisor};
 pub const REDIS_PREFIX: &str = "quotebot:";
 
 pub async fn run(cfg: Config) -> anyhow::Result<()> {
-    keel_platform::outbound::install_crypto_provider();
+    keel_platform::crypto::install_crypto_provider();
     // The health listener first: liveness answers while the start waits
     // for the database, a migration lock or Redis.
     let listener = health::bind(cfg.host, cfg.port).await?;

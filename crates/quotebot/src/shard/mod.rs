@@ -82,7 +82,7 @@ pub async fn run(cfg: Config, id: u32, total: u32) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("--id {id} must be below --total {total}"))?;
     // Now, not when first awaited: a stop asked for while connecting is kept.
     let mut stop_signals = ShutdownSignals::listen();
-    keel_platform::outbound::install_crypto_provider();
+    keel_platform::crypto::install_crypto_provider();
     let gateway_url =
         std::env::var(GATEWAY_URL_VAR).unwrap_or_else(|_| "wss://gateway.discord.gg".to_owned());
     let conn = db::connect(&cfg.db).await?;

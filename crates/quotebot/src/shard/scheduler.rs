@@ -7,7 +7,7 @@
 //! claim back for the next tick.
 
 use chrono::Utc;
-use keel_platform::telemetry::otel::spans;
+use keel_platform::observe::trace as spans;
 use tracing::Instrument;
 use twilight_http::error::ErrorType;
 use twilight_model::id::Id;

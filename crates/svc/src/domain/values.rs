@@ -10,9 +10,40 @@ use serde_json::{Map, Value};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 
-use super::push::registration::{
-    PUSH_TOKEN_PATTERN, PUSH_TOKEN_SHAPE, valid_locale, valid_push_token, valid_timezone,
-};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
+/// (`ProviderPushToken[...]`) and as Expo issues it (`ExponentPushToken[...]`,
+/// `ExpoPushToken[...]`): a name of 1–32 letters and digits starting with a
+/// letter, and an opaque part of 1–200 printable characters without spaces
+/// or brackets. It is stored and handed to Expo exactly as given.
+pub fn valid_push_token(t: &str) -> bool {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(PUSH_TOKEN_PATTERN).ok())
+        .as_ref()
+        .is_some_and(|re| re.is_match(t))
+}
+
+/// The pattern of [`valid_push_token`] (also what the document says).
+pub const PUSH_TOKEN_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9]{0,31}PushToken\[[!-Z\\^-~]{1,200}\]$";
+
+/// What a push token must look like, for error messages.
+pub const PUSH_TOKEN_SHAPE: &str =
+    "must look like <Name>PushToken[<opaque>], e.g. ExponentPushToken[...]";
+
+/// A BCP 47 style tag: `en`, `en-US`, `pt_BR`, `zh-Hant-TW`.
+pub fn valid_locale(l: &str) -> bool {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,3}$").ok())
+        .as_ref()
+        .is_some_and(|re| l.len() <= 35 && re.is_match(l))
+}
+
+pub fn valid_timezone(tz: &str) -> bool {
+    tz.parse::<chrono_tz::Tz>().is_ok()
+}
 
 /// What a required value says when it is absent, null or blank; the body
 /// extractor answers it as `rest_missing_callback_param`.

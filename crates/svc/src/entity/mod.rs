@@ -13,8 +13,8 @@ pub mod submission;
 pub mod user;
 
 /// Every table of this component, for `keel db copy`.
-pub fn tables() -> Vec<keel_platform::db::copy::TableSpec> {
-    use keel_platform::db::copy::TableSpec;
+pub fn tables() -> Vec<keel_platform::migrate::spec::TableSpec> {
+    use keel_platform::migrate::spec::TableSpec;
     vec![
         TableSpec::of::<setting::Entity>(),
         TableSpec::of::<user::Entity>(),

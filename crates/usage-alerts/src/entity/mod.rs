@@ -10,8 +10,8 @@ pub mod kinds;
 pub mod preferences;
 
 /// Every table of this component, for `keel db copy`.
-pub fn tables() -> Vec<keel_platform::db::copy::TableSpec> {
-    use keel_platform::db::copy::TableSpec;
+pub fn tables() -> Vec<keel_platform::migrate::spec::TableSpec> {
+    use keel_platform::migrate::spec::TableSpec;
     vec![
         TableSpec::of::<device::Entity>(),
         TableSpec::of::<preferences::Entity>(),

@@ -149,7 +149,7 @@ pub struct Reqwest(pub reqwest::Client);
 
 impl Reqwest {
     pub fn new(within: Duration) -> Result<Self, reqwest::Error> {
-        crate::outbound::install_crypto_provider();
+        crate::crypto::install_crypto_provider();
         reqwest::Client::builder()
             .timeout(within)
             .connect_timeout(Duration::from_secs(2))

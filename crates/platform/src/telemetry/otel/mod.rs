@@ -1,15 +1,13 @@
 //! Traces over OTLP (http/protobuf), configured by the standard `OTEL_*`
-//! variables and off unless an endpoint is set. When off, nothing here
-//! runs: no layer is installed, no context is read from requests or
-//! written to outbound calls, no statement span is made ([`enabled`] is the
-//! one check).
+//! variables and off unless an endpoint is set: the exporter, its queue
+//! and the provider. When off, nothing here runs: no layer is installed,
+//! no context is read from requests or written to outbound calls, no
+//! statement span is made (`observe::trace::enabled` is the one check).
 
 mod config;
 mod export;
-pub mod spans;
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use opentelemetry::trace::TracerProvider as _;
@@ -20,24 +18,11 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanExporter as _};
 pub use config::{OtelConfig, OtelConfigError, read};
 pub use export::QUEUE;
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
 
 struct Installed {
-    tracer: SdkTracer,
     flusher: export::Flusher,
     _provider: SdkTracerProvider,
-}
-
-/// Whether traces are being recorded (never in a build without the
-/// `traces` feature, where this is a constant and the code it guards goes).
-pub fn enabled() -> bool {
-    cfg!(feature = "traces") && ENABLED.load(Ordering::Relaxed)
-}
-
-/// keel's tracer, when traces are on.
-pub(crate) fn tracer() -> Option<&'static SdkTracer> {
-    INSTALLED.get().filter(|_| enabled()).map(|i| &i.tracer)
 }
 
 /// Builds the exporter, the provider and the export task (spawned on the
@@ -87,12 +72,11 @@ pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
     })?;
     runtime.spawn(task);
     let installed = Installed {
-        tracer: tracer.clone(),
         flusher,
         _provider: provider,
     };
     if INSTALLED.set(installed).is_ok() {
-        ENABLED.store(true, Ordering::Relaxed);
+        crate::observe::trace::turn_on(tracer.clone());
     }
     Ok(tracer)
 }

@@ -1,46 +1,12 @@
 //! A device's registration as POST /register takes it, checked field by
 //! field, and the checks the import shares.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::domain::values::{DeviceType, FreeText, Locale, PushToken, TimeZone};
 
 pub use crate::domain::params::{ParamError, invalid, missing};
-
-/// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
-/// (`ProviderPushToken[...]`) and as Expo issues it (`ExponentPushToken[...]`,
-/// `ExpoPushToken[...]`): a name of 1–32 letters and digits starting with a
-/// letter, and an opaque part of 1–200 printable characters without spaces
-/// or brackets. It is stored and handed to Expo exactly as given.
-pub fn valid_push_token(t: &str) -> bool {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(PUSH_TOKEN_PATTERN).ok())
-        .as_ref()
-        .is_some_and(|re| re.is_match(t))
-}
-
-/// The pattern of [`valid_push_token`] (also what the document says).
-pub const PUSH_TOKEN_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9]{0,31}PushToken\[[!-Z\\^-~]{1,200}\]$";
-
-/// What a push token must look like, for error messages.
-pub const PUSH_TOKEN_SHAPE: &str =
-    "must look like <Name>PushToken[<opaque>], e.g. ExponentPushToken[...]";
-
-/// A BCP 47 style tag: `en`, `en-US`, `pt_BR`, `zh-Hant-TW`.
-pub fn valid_locale(l: &str) -> bool {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8}){0,3}$").ok())
-        .as_ref()
-        .is_some_and(|re| l.len() <= 35 && re.is_match(l))
-}
-
-pub fn valid_timezone(tz: &str) -> bool {
-    tz.parse::<chrono_tz::Tz>().is_ok()
-}
 
 /// A registration, checked (see [`RegistrationBody`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +84,7 @@ impl Registration {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::domain::values::{valid_locale, valid_push_token, valid_timezone};
 
     #[test]
     fn token_locale_and_zone_shapes() {

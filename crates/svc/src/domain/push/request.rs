@@ -9,8 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::registration::{PUSH_TOKEN_PATTERN, valid_push_token};
 use crate::domain::values::{AsSent, Data, Moment, Required, WallClock};
+use crate::domain::values::{PUSH_TOKEN_PATTERN, valid_push_token};
 
 /// Which active devices a send goes to; every filter given must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -11,10 +11,10 @@ use futures::TryStreamExt;
 
 use super::cell::Cell;
 use super::conn::Conn;
-use super::spec::{TableSpec, quote};
 use super::{Component, CopyError, Progress, applied, sql, wanted};
 use crate::config::{PlatformConfig, Source};
 use crate::db::Db;
+use crate::migrate::spec::{TableSpec, quote};
 
 pub struct Target {
     conn: Conn,

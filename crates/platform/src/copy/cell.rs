@@ -8,7 +8,7 @@ use sea_orm::sqlx::postgres::PgRow;
 use sea_orm::sqlx::sqlite::SqliteRow;
 use sea_orm::sqlx::{self, ColumnIndex, Decode, Row, Type};
 
-use super::spec::Kind;
+use crate::migrate::spec::Kind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {

@@ -1,10 +1,12 @@
 //! Passwords: argon2id (default parameters: 19 MiB, 2 passes), hashed off
 //! the async runtime, at most one hash per CPU at a time (more would not be
 //! faster, and a flood of logins must not allocate 19 MiB each at once),
-//! the slots shared fairly between services (`guard::slots`). A password is
+//! the slots shared fairly between services ([`slots`]). A password is
 //! checked only through the guard (`guard::Knock::verify`).
 
-use crate::guard::slots::{Crowded, slots};
+pub mod slots;
+
+use slots::{Crowded, slots};
 
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;

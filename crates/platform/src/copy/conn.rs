@@ -10,13 +10,13 @@ use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 use sea_orm::sqlx::{self, AssertSqlSafe, ConnectOptions, Connection, Row};
 
 use super::cell::{self, Cell};
-use super::spec::{TableSpec, quote};
+use crate::migrate::spec::{TableSpec, quote};
 
 /// A row's cells, each decoded by its column's kind.
 fn cells<R>(
     row: R,
     spec: &TableSpec,
-    decode: fn(&R, usize, &super::spec::Kind) -> Result<Cell, sqlx::Error>,
+    decode: fn(&R, usize, &crate::migrate::spec::Kind) -> Result<Cell, sqlx::Error>,
 ) -> Result<Vec<Cell>, sqlx::Error> {
     (spec.columns.iter().enumerate())
         .map(|(i, col)| decode(&row, i, &col.kind))

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::cell::Cell;
 use super::conn::Conn;
-use super::spec::{TableSpec, quote};
+use crate::migrate::spec::{TableSpec, quote};
 
 /// Bytes of COPY text sent at a time.
 const COPY_CHUNK: usize = 1 << 20;
@@ -214,7 +214,7 @@ async fn insert_pg(
     spec: &TableSpec,
     rows: Vec<Vec<Cell>>,
 ) -> Result<(), sqlx::Error> {
-    use super::spec::Kind;
+    use crate::migrate::spec::Kind;
     use chrono::{DateTime, Utc};
     let mut q: QueryBuilder<sqlx::Postgres> = QueryBuilder::new(format!(
         "INSERT INTO {} ({}) ",

@@ -1,6 +1,8 @@
-//! Trace context in and out (W3C `traceparent`/`tracestate`), links from a
-//! job to its cause, statement spans, and the ids JSON logs carry. Each is
-//! a no-op while traces are off.
+//! Spans and trace context: whether traces are on (the one check, which
+//! `telemetry::otel::install` turns on), the client spans of I/O calls,
+//! context in and out (W3C `traceparent`/`tracestate`), links from a job to
+//! its cause, statement spans, and the ids JSON logs carry. Each is a
+//! no-op while traces are off.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
@@ -13,7 +15,30 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::registry::LookupSpan;
 
-use super::{enabled, tracer};
+use opentelemetry_sdk::trace::SdkTracer;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static TRACER: OnceLock<SdkTracer> = OnceLock::new();
+
+/// Whether traces are being recorded (never in a build without the
+/// `traces` feature, where this is a constant and the code it guards goes).
+pub fn enabled() -> bool {
+    cfg!(feature = "traces") && ENABLED.load(Ordering::Relaxed)
+}
+
+/// keel's tracer, when traces are on.
+pub(crate) fn tracer() -> Option<&'static SdkTracer> {
+    TRACER.get().filter(|_| enabled())
+}
+
+/// Turns traces on with `tracer` (once: a second call changes nothing).
+pub(crate) fn turn_on(tracer: SdkTracer) {
+    if TRACER.set(tracer).is_ok() {
+        ENABLED.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The trace and span a log line was written in (hex), kept on the spans
 /// keel opens for requests and jobs; JSON logs print them.

@@ -16,14 +16,13 @@
 mod cell;
 mod conn;
 mod order;
-mod spec;
 mod table;
 mod target;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-pub use spec::{Column, Kind, TableSpec};
+pub use crate::migrate::spec::TableSpec;
 pub use table::Tally;
 
 use crate::migrate::{MigrateError, MigrationSet};

@@ -5,8 +5,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::conn::Conn;
-use super::spec::TableSpec;
 use super::{Component, CopyError, sql};
+use crate::migrate::spec::TableSpec;
 
 pub async fn parents_first(
     target: &mut Conn,
