@@ -123,7 +123,7 @@ async fn command(cli: Invocation) -> anyhow::Result<()> {
 fn configured() -> anyhow::Result<(Source, PlatformConfig)> {
     let src = Source::load()?;
     let cfg = PlatformConfig::from_source(&src)?;
-    telemetry::init_tracing(cfg.log_format)?;
+    telemetry::init_tracing(&src, cfg.log_format)?;
     Ok((src, cfg))
 }
 

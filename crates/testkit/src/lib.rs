@@ -96,7 +96,10 @@ pub fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
         keel_platform::crypto::install_crypto_provider();
-        let _ = keel_platform::telemetry::init_tracing(keel_platform::config::LogFormat::Text);
+        let _ = keel_platform::telemetry::init_tracing(
+            &keel_platform::config::Source::default(),
+            keel_platform::config::LogFormat::Text,
+        );
     });
 }
 

@@ -132,3 +132,50 @@ async fn no_token_in_a_path_reaches_an_exported_span_and_a_server_span_has_its_a
         assert_eq!(span["attributes"]["http.route"], path.as_str());
     }
 }
+
+#[tokio::test]
+async fn otel_variables_come_from_files_and_keel_toml_like_keels_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::create(dir.path()).await;
+    let receiver = Receiver::start();
+    // A vendor's key in a file, the service's name in keel.toml.
+    let headers = dir.path().join("otlp-headers");
+    std::fs::write(&headers, "x-vendor-key=k3y-from-a-file\n").unwrap();
+    std::fs::write(
+        dir.path().join("keel.toml"),
+        "OTEL_SERVICE_NAME = \"keel-from-toml\"\n",
+    )
+    .unwrap();
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("DATABASE_URL", db.url.clone()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_SVC_ADDR", "127.0.0.1:0".to_owned()),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url.clone()),
+        (
+            "OTEL_EXPORTER_OTLP_HEADERS_FILE",
+            headers.display().to_string(),
+        ),
+    ]);
+    let node = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "svc"])).await;
+    let r = reqwest::get(format!("{}/sends", node.url("svc")))
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error());
+    stop(node).await;
+    let seen = receiver.requests_seen().await;
+    let sent: Vec<&Value> = seen["headers"].as_array().unwrap().iter().collect();
+    assert!(!sent.is_empty(), "nothing exported");
+    assert!(
+        sent.iter().all(|h| h["x-vendor-key"] == "k3y-from-a-file"),
+        "{sent:?}"
+    );
+    let spans = receiver.spans().await;
+    assert!(
+        spans
+            .iter()
+            .all(|s| s["resource"]["service.name"] == "keel-from-toml"),
+        "{spans:#?}"
+    );
+}

@@ -51,11 +51,15 @@ impl Receiver {
     }
 
     async fn requests(&self) -> u64 {
+        self.requests_seen().await["count"].as_u64().unwrap()
+    }
+
+    /// `{count, headers: [{name: value}]}` of the exports received.
+    pub(crate) async fn requests_seen(&self) -> Value {
         let r = reqwest::get(format!("{}/requests", self.url))
             .await
             .unwrap();
-        let body: Value = r.json().await.unwrap();
-        body["count"].as_u64().unwrap()
+        r.json().await.unwrap()
     }
 }
 

@@ -163,7 +163,7 @@ const UNPREFIXED: &[&str] = &[
 
 /// `NAME_FILE` gives `NAME` the contents of that file (a Docker or
 /// Kubernetes secret mounted as a file), as the official PostgreSQL image
-/// does: for every `KEEL_*` variable and the unprefixed ones. One
+/// does: for every `KEEL_*` and `OTEL_*` variable and the unprefixed ones. One
 /// trailing line break is dropped. Setting both is an error, and so is a
 /// file that cannot be read (named; its contents never are).
 fn with_files(mut vars: HashMap<String, String>) -> Result<HashMap<String, String>, ConfigError> {
@@ -171,7 +171,11 @@ fn with_files(mut vars: HashMap<String, String>) -> Result<HashMap<String, Strin
         .iter()
         .filter(|(k, v)| !v.trim().is_empty() && k.as_str() != CONFIG_FILE_VAR)
         .filter_map(|(k, v)| Some((k.strip_suffix("_FILE")?.to_owned(), v.clone())))
-        .filter(|(name, _)| name.starts_with("KEEL_") || UNPREFIXED.contains(&name.as_str()))
+        .filter(|(name, _)| {
+            name.starts_with("KEEL_")
+                || name.starts_with("OTEL_")
+                || UNPREFIXED.contains(&name.as_str())
+        })
         .collect();
     for (name, path) in files {
         let file_var = format!("{name}_FILE");

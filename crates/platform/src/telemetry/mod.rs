@@ -14,7 +14,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::config::LogFormat;
+use crate::config::{LogFormat, Source};
 
 mod logs;
 pub mod otel;
@@ -30,8 +30,8 @@ const DEFAULT_FILTER: &str = "info,webauthn_rs_core=off";
 /// the trace and span ids when traces are on), and the OpenTelemetry layer
 /// when the `OTEL_*` variables ask for traces ([`otel`]). Idempotent. A bad
 /// `OTEL_*` value is an error naming the variable.
-pub fn init_tracing(format: LogFormat) -> Result<(), otel::OtelConfigError> {
-    let traces = match otel::read(|k| std::env::var(k).ok())? {
+pub fn init_tracing(src: &Source, format: LogFormat) -> Result<(), otel::OtelConfigError> {
+    let traces = match otel::read(|k| src.get(k).map(str::to_owned))? {
         Some(cfg) if !crate::observe::trace::enabled() => Some(otel::install(cfg)?),
         _ => None,
     };

@@ -3,6 +3,7 @@
 //! for traces and silently got none finds out on the bad night, not at
 //! deploy time.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use opentelemetry::KeyValue;
@@ -23,7 +24,11 @@ fn bad(var: &'static str, problem: impl Into<String>) -> OtelConfigError {
     }
 }
 
-/// What the variables ask for, when they ask for traces at all.
+/// What the variables ask for, when they ask for traces at all. Everything
+/// the exporter needs is here, given to it explicitly: the exporter never
+/// reads the environment itself, so `NAME_FILE` and `keel.toml` work for
+/// these variables as for keel's own (a vendor's key in the headers is a
+/// secret to keep in a file).
 #[derive(Debug)]
 pub struct OtelConfig {
     pub service_name: String,
@@ -31,11 +36,28 @@ pub struct OtelConfig {
     pub sampler: Sampler,
     /// The longest one export may take.
     pub timeout: Duration,
+    /// Where spans go: the traces URL as given, or the base URL with
+    /// `/v1/traces`.
+    pub endpoint: String,
+    /// Sent with each export.
+    pub headers: HashMap<String, String>,
+    pub gzip: bool,
 }
 
-/// Reads the variables through `var` (the environment, or a test's map).
-/// `None` when traces are off: no endpoint is set, `OTEL_SDK_DISABLED` is
-/// true, or `OTEL_TRACES_EXPORTER` is `none`.
+/// The traces-only variable's value when set, else the every-signal one's;
+/// the name of the one read (for its errors).
+fn either(
+    get: &impl Fn(&str) -> Option<String>,
+    (traces_only, every_signal): (&'static str, &'static str),
+) -> Option<(&'static str, String)> {
+    get(traces_only)
+        .map(|v| (traces_only, v))
+        .or_else(|| get(every_signal).map(|v| (every_signal, v)))
+}
+
+/// Reads the variables through `var` (keel's configuration source, or a
+/// test's map). `None` when traces are off: no endpoint is set,
+/// `OTEL_SDK_DISABLED` is true, or `OTEL_TRACES_EXPORTER` is `none`.
 pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, OtelConfigError> {
     let get = |name: &str| var(name).filter(|v| !v.trim().is_empty());
     let disabled = match get("OTEL_SDK_DISABLED").as_deref().map(str::trim) {
@@ -59,13 +81,47 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
             ));
         }
     }
-    for (traces_only, every_signal, check) in EXPORTER {
-        for name in [traces_only, every_signal] {
-            if let Some(v) = get(name) {
-                check(&v).map_err(|problem| bad(name, problem))?;
-            }
+    for name in [
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    ] {
+        if let Some(v) = get(name) {
+            protocol(name, &v)?;
         }
     }
+    let mut endpoint = None;
+    for name in [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ] {
+        if let Some(v) = get(name) {
+            let url = checked_url(name, &v)?;
+            endpoint = Some(if name == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+                format!("{}/v1/traces", url.trim_end_matches('/'))
+            } else {
+                url
+            });
+        }
+    }
+    let mut headers = HashMap::new();
+    for name in [
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    ] {
+        if let Some(v) = get(name) {
+            headers.extend(header_pairs(name, &v)?);
+        }
+    }
+    let gzip = match either(
+        &get,
+        (
+            "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+            "OTEL_EXPORTER_OTLP_COMPRESSION",
+        ),
+    ) {
+        Some((name, v)) => compression(name, &v)?,
+        None => false,
+    };
     let mut timeout = Duration::from_secs(10);
     // Both checked; the traces-only one, read last, wins.
     for name in [
@@ -73,22 +129,20 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
         "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
     ] {
         if let Some(v) = get(name) {
-            timeout = millis(&v).map_err(|p| bad(name, p))?;
+            timeout = millis(name, &v)?;
         }
     }
     let resource = match get("OTEL_RESOURCE_ATTRIBUTES") {
-        Some(v) => pairs(&v).map_err(|p| bad("OTEL_RESOURCE_ATTRIBUTES", p))?,
+        Some(v) => pairs("OTEL_RESOURCE_ATTRIBUTES", &v)?,
         None => Vec::new(),
     };
     let sampler = sampler(
         get("OTEL_TRACES_SAMPLER").as_deref(),
         get("OTEL_TRACES_SAMPLER_ARG").as_deref(),
     )?;
-    let has_endpoint = get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some()
-        || get("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
-    if disabled || !has_endpoint {
+    let Some(endpoint) = endpoint.filter(|_| !disabled) else {
         return Ok(None);
-    }
+    };
     let service_name = get("OTEL_SERVICE_NAME")
         .or_else(|| {
             resource
@@ -106,82 +160,64 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
             .collect(),
         sampler,
         timeout,
+        endpoint,
+        headers,
+        gzip,
     }))
 }
 
-/// The exporter's variables keel checks, each as `OTEL_EXPORTER_OTLP_TRACES_X`
-/// and `OTEL_EXPORTER_OTLP_X`, with the check of its value (the exporter
-/// reads them itself, but skips a value it cannot use without a word).
-type Check = fn(&str) -> Result<(), String>;
-const EXPORTER: [(&str, &str, Check); 4] = [
-    (
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        endpoint,
-    ),
-    (
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_PROTOCOL",
-        protocol,
-    ),
-    (
-        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-        "OTEL_EXPORTER_OTLP_HEADERS",
-        headers,
-    ),
-    (
-        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-        "OTEL_EXPORTER_OTLP_COMPRESSION",
-        compression,
-    ),
-];
-
-fn endpoint(v: &str) -> Result<(), String> {
-    let url = url::Url::parse(v.trim()).map_err(|e| format!("{v:?}: {e}"))?;
+/// An http(s) URL with a host.
+fn checked_url(var: &'static str, v: &str) -> Result<String, OtelConfigError> {
+    let url = url::Url::parse(v.trim()).map_err(|e| bad(var, format!("{v:?}: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("{v:?} is not an http(s) URL with a host"));
+        return Err(bad(var, format!("{v:?} is not an http(s) URL with a host")));
     }
-    Ok(())
+    Ok(v.trim().to_owned())
 }
 
-fn protocol(v: &str) -> Result<(), String> {
+fn protocol(var: &'static str, v: &str) -> Result<(), OtelConfigError> {
     match v.trim() {
         "http/protobuf" => Ok(()),
-        _ => Err(format!(
-            "{v:?}: keel sends http/protobuf (grpc and http/json are not built in)"
+        _ => Err(bad(
+            var,
+            format!("{v:?}: keel sends http/protobuf (grpc and http/json are not built in)"),
         )),
     }
 }
 
-fn headers(v: &str) -> Result<(), String> {
-    for (name, value) in pairs(v)? {
+/// Headers as `key=value,...`, each a valid header name and value.
+fn header_pairs(var: &'static str, v: &str) -> Result<Vec<(String, String)>, OtelConfigError> {
+    let all = pairs(var, v)?;
+    for (name, value) in &all {
         http::HeaderName::try_from(name.as_str())
-            .map_err(|_| format!("{name:?} is not a header name"))?;
+            .map_err(|_| bad(var, format!("{name:?} is not a header name")))?;
         http::HeaderValue::try_from(value.as_str())
-            .map_err(|_| format!("the value of {name} is not a header value"))?;
+            .map_err(|_| bad(var, format!("the value of {name} is not a header value")))?;
     }
-    Ok(())
+    Ok(all)
 }
 
-fn compression(v: &str) -> Result<(), String> {
+/// Whether exports are gzipped.
+fn compression(var: &'static str, v: &str) -> Result<bool, OtelConfigError> {
     match v.trim() {
-        "gzip" | "none" => Ok(()),
-        _ => Err(format!("{v:?}: gzip or none")),
+        "gzip" => Ok(true),
+        "none" => Ok(false),
+        _ => Err(bad(var, format!("{v:?}: gzip or none"))),
     }
 }
 
-fn millis(v: &str) -> Result<Duration, String> {
+fn millis(var: &'static str, v: &str) -> Result<Duration, OtelConfigError> {
     v.trim()
         .parse::<u64>()
         .ok()
         .filter(|ms| *ms > 0)
         .map(Duration::from_millis)
-        .ok_or_else(|| format!("{v:?} is not a number of milliseconds"))
+        .ok_or_else(|| bad(var, format!("{v:?} is not a number of milliseconds")))
 }
 
 /// `key=value,key=value`, each part percent-decoded (the W3C Baggage form
 /// the specification gives these variables).
-fn pairs(v: &str) -> Result<Vec<(String, String)>, String> {
+fn pairs(var: &'static str, v: &str) -> Result<Vec<(String, String)>, OtelConfigError> {
     let decode = |s: &str| {
         url::form_urlencoded::parse(format!("x={}", s.trim().replace('+', "%2B")).as_bytes())
             .next()
@@ -193,10 +229,10 @@ fn pairs(v: &str) -> Result<Vec<(String, String)>, String> {
         .map(|part| {
             let (k, val) = part
                 .split_once('=')
-                .ok_or_else(|| format!("{:?} is not key=value", part.trim()))?;
+                .ok_or_else(|| bad(var, format!("{:?} is not key=value", part.trim())))?;
             let key = decode(k);
             if key.is_empty() {
-                return Err(format!("{:?} has an empty key", part.trim()));
+                return Err(bad(var, format!("{:?} has an empty key", part.trim())));
             }
             Ok((key, decode(val)))
         })

@@ -1,11 +1,12 @@
 //! From an ended span to the collector, without ever making a request wait.
 //!
-//! The SDK's batch processor is not used, for two reasons written down in
-//! docs/operations.md ("Observing keel"): it counts the spans it drops in a
-//! private field that only a log line at shutdown reports, where an
-//! operator needs a metric; and it exports from a thread of its own through
-//! a blocking executor, outside the server's tasks, so its last batch is not
-//! drained with the rest on SIGTERM. What replaces it is small: ending a
+//! The SDK's exporter, its resource and its sampler are used as they are,
+//! given their settings explicitly (`config`). Its batch processor is not,
+//! for two reasons written down in docs/operations.md ("Observing keel"):
+//! it counts the spans it drops in a private field that only a log line at
+//! shutdown reports, where an operator needs a metric; and it exports from
+//! a thread of its own through a blocking executor, outside the server's
+//! tasks, so its last batch is not drained with the rest on SIGTERM. What replaces it is small: ending a
 //! span is a `try_send` into a bounded queue (full: the span is dropped and
 //! `keel_trace_spans_dropped_total` counts it); one task sends batches of up
 //! to [`BATCH`] spans through the OTLP exporter, at most [`EVERY`] apart, and
@@ -16,7 +17,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use opentelemetry::Context;
-use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
 use tokio::sync::{mpsc, oneshot};
 
@@ -70,12 +71,21 @@ impl SpanProcessor for Queue {
         }
     }
 
+    /// Asks the export task to send what it holds now, without waiting
+    /// for it: the SDK calls this synchronously, perhaps on a runtime
+    /// thread, where blocking could stall every request. The server waits
+    /// for the export itself on SIGTERM ([`Flusher::flush`], async).
     fn force_flush(&self) -> OTelSdkResult {
-        Ok(())
+        let (done, _) = oneshot::channel();
+        self.tx
+            .try_send(Msg::Flush(done))
+            .map_err(|e| OTelSdkError::InternalFailure(format!("the export queue: {e}")))
     }
 
+    /// As [`Self::force_flush`]: what was ended goes out; the task itself
+    /// ends with the process.
     fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
-        Ok(())
+        self.force_flush()
     }
 }
 

@@ -47,15 +47,22 @@ pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
             opentelemetry::KeyValue::new("service.instance.id", uuid::Uuid::new_v4().to_string()),
         ])
         .build();
-    let mut exporter = opentelemetry_otlp::SpanExporter::builder()
+    // Every setting given here: the exporter reads no variable itself.
+    let compression = cfg.gzip.then_some(opentelemetry_otlp::Compression::Gzip);
+    let mut builder = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
-        .with_http_client(client)
-        .build()
-        .map_err(|e| OtelConfigError {
-            var: "OTEL_EXPORTER_OTLP_ENDPOINT",
-            problem: e.to_string(),
-        })?;
+        .with_endpoint(cfg.endpoint)
+        .with_timeout(cfg.timeout)
+        .with_headers(cfg.headers)
+        .with_http_client(client);
+    if let Some(c) = compression {
+        builder = builder.with_compression(c);
+    }
+    let mut exporter = builder.build().map_err(|e| OtelConfigError {
+        var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+        problem: e.to_string(),
+    })?;
     // The SDK's processors pass the resource on to their exporter; here
     // the exporter is told before the export task takes it.
     exporter.set_resource(&resource);
