@@ -48,6 +48,9 @@ export async function bundle(build, { out, entries }) {
     const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
     licences += `\n==== ${name} ${pkg.version} (${pkg.license}) ====\n\n`;
     licences += file ? readFileSync(join(dir, file), 'utf8') : `${pkg.license}\n`;
+    // An Apache-2.0 package's NOTICE goes with its licence.
+    const notice = readdirSync(dir).find((f) => /^notice/i.test(f));
+    if (notice) licences += `\n${readFileSync(join(dir, notice), 'utf8')}`;
   }
   writeFileSync(join(out, 'LICENSES.txt'), licences);
 

@@ -84,7 +84,7 @@ fn web_app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
     Ok(ServiceApp {
         name: WEB,
         base_path: String::new(),
-        routes: web::router(state),
+        routes: web::router(state).map_err(StartError::other)?,
         render: error::render_web,
     })
 }

@@ -14,14 +14,11 @@ use std::sync::LazyLock;
 
 use axum::Router;
 use axum::extract::Path;
-use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
-    X_FRAME_OPTIONS,
-};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use keel_platform::http::assets;
+use keel_platform::http::{PageHeaders, Referrer, assets, escape_html};
 use rust_embed::RustEmbed;
 
 #[derive(RustEmbed)]
@@ -79,17 +76,10 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     secure(resp)
 }
 
-/// The console's headers on an answer: no framing, no inline script, no
-/// sniffing, no referrer.
-fn secure(mut resp: Response) -> Response {
-    let headers: [(HeaderName, HeaderValue); 4] = [
-        (CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)),
-        (X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
-        (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
-        (REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
-    ];
-    resp.headers_mut().extend(headers);
-    resp
+/// The console's headers on an answer (the platform's page headers with
+/// its policy): no framing, no inline script, no sniffing, no referrer.
+fn secure(resp: Response) -> Response {
+    PageHeaders::fixed(POLICY, Referrer::None).apply(resp)
 }
 
 fn secured(body: String, kind: &'static str, cache: &'static str) -> Response {
@@ -102,11 +92,7 @@ fn secured(body: String, kind: &'static str, cache: &'static str) -> Response {
 
 /// The page every view is drawn in.
 fn shell(at: &str, api: &str) -> String {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('"', "&quot;")
-            .replace('<', "&lt;")
-    };
+    let esc = escape_html;
     format!(
         r##"<!doctype html>
 <html lang="en">

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use keel_platform::http::{Json, NoStore};
+use keel_platform::http::{Json, NoStore, PageHeaders, Referrer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -198,9 +198,9 @@ pub async fn unsubscribe(
     responses(
         (status = 200, description = "A page with the unsubscribe button", body = String, content_type = "text/html; charset=utf-8"),
     ))]
-pub async fn unsubscribe_page(State(state): State<AppState>) -> impl IntoResponse {
+pub async fn unsubscribe_page(State(state): State<AppState>) -> Response {
     let name = keel_platform::http::escape_html(&state.cfg.app_name);
-    (
+    let page = (
         [(CONTENT_TYPE, "text/html; charset=utf-8")],
         Html(format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Unsubscribe</title></head>\
@@ -208,4 +208,11 @@ pub async fn unsubscribe_page(State(state): State<AppState>) -> impl IntoRespons
 <form method=\"post\"><button type=\"submit\">Unsubscribe</button></form></main></body></html>"
         )),
     )
+        .into_response();
+    // The page's address holds the token: it is sent nowhere else.
+    PageHeaders::fixed(UNSUBSCRIBE_POLICY, Referrer::None).apply(page)
 }
+
+/// The unsubscribe page loads nothing, and posts to itself only.
+const UNSUBSCRIBE_POLICY: &str =
+    "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

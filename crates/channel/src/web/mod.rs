@@ -110,18 +110,18 @@ pub const ENTRIES: [&str; 5] = [
     "login.js",
 ];
 
-pub fn router(state: WebState) -> OpenApiRouter {
-    let headers = security::headers(&state.cfg);
-    OpenApiRouter::new()
+pub fn router(state: WebState) -> Result<OpenApiRouter, security::InvalidHeaderValue> {
+    let headers = security::headers(&state.cfg)?;
+    Ok(OpenApiRouter::new()
         .routes(routes!(pages::channel::page))
         .routes(routes!(pages::setup::page))
         .routes(routes!(pages::login::page))
         .routes(routes!(pages::dashboard::page))
         .routes(routes!(assets::serve))
         .routes(routes!(proxy::forward))
-        .layer(axum::middleware::map_response_with_state(
+        .layer(axum::middleware::from_fn_with_state(
             headers,
-            security::add,
+            keel_platform::http::PageHeaders::layer,
         ))
-        .with_state(state)
+        .with_state(state))
 }

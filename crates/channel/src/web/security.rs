@@ -1,18 +1,13 @@
-//! Headers on every channel-web response: a Content-Security-Policy that
-//! lets the pages load scripts and styles from this origin only and talk to
-//! this origin and the provider (API, chat WebSocket, HLS hosts), and the
-//! usual hardening headers.
+//! Headers on every channel-web response: the platform's page headers,
+//! with a Content-Security-Policy that lets the pages load scripts and
+//! styles from this origin only and talk to this origin and the provider
+//! (API, chat WebSocket, HLS hosts).
 
-use std::sync::Arc;
-
-use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue};
-use axum::response::Response;
+pub use axum::http::header::InvalidHeaderValue;
+use keel_platform::http::{PageHeaders, Referrer};
 use url::Url;
 
 use crate::config::Config;
-
-pub type Headers = Arc<Vec<(HeaderName, HeaderValue)>>;
 
 /// The provider's origin and its WebSocket twin.
 fn provider_origins(cfg: &Config) -> Vec<String> {
@@ -40,38 +35,7 @@ pub fn policy(cfg: &Config) -> String {
     )
 }
 
-pub fn headers(cfg: &Config) -> Headers {
-    let mut out = vec![
-        (
-            HeaderName::from_static("x-content-type-options"),
-            HeaderValue::from_static("nosniff"),
-        ),
-        (
-            HeaderName::from_static("referrer-policy"),
-            HeaderValue::from_static("strict-origin-when-cross-origin"),
-        ),
-        (
-            HeaderName::from_static("x-frame-options"),
-            HeaderValue::from_static("DENY"),
-        ),
-        (
-            HeaderName::from_static("permissions-policy"),
-            HeaderValue::from_static("camera=(), microphone=(), geolocation=()"),
-        ),
-    ];
-    if let Ok(v) = HeaderValue::from_str(&policy(cfg)) {
-        out.push((HeaderName::from_static("content-security-policy"), v));
-    }
-    Arc::new(out)
-}
-
-/// Adds the headers a response does not set itself.
-pub async fn add(State(headers): State<Headers>, mut resp: Response) -> Response {
-    let h = resp.headers_mut();
-    for (name, value) in headers.iter() {
-        if !h.contains_key(name) {
-            h.insert(name.clone(), value.clone());
-        }
-    }
-    resp
+/// The platform's page headers with the channel's policy.
+pub fn headers(cfg: &Config) -> Result<PageHeaders, InvalidHeaderValue> {
+    PageHeaders::new(&policy(cfg), Referrer::OriginElsewhere)
 }

@@ -1,20 +1,22 @@
 //! `GET /docs`: every HTTP service's browsable API reference, Swagger UI on
-//! the service's own `/openapi.json`, working offline: Swagger UI's
-//! distribution (npm `swagger-ui-dist`, pinned in `crates/platform/web-docs`)
-//! is copied into `assets/docs` by `scripts/web-assets`, committed, and
-//! embedded in the binary. And `GET /`, where a service has no page of its
+//! the service's own `/openapi.json`, working offline: Swagger UI (npm
+//! `swagger-ui-dist`, pinned in `crates/platform/web-docs`) is bundled into
+//! `assets/docs` by `scripts/bundle.mjs` as every front end is, committed,
+//! embedded in the binary and served by `assets`. And `GET /`, where a service has no page of its
 //! own: a short index linking the reference, the document and the health
 //! checks.
 
-use axum::extract::Path;
-use axum::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE, VARY,
-};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::http::HeaderValue;
+use axum::http::header::CACHE_CONTROL;
 use axum::response::{Html, IntoResponse, Response};
 use rust_embed::RustEmbed;
 
+use super::assets;
 use super::error::{PlatformError, Render};
+use super::escape_html;
+use super::page_headers::{PageHeaders, Referrer};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -29,6 +31,17 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'u
 img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
 frame-ancestors 'none'";
 
+fn secured(resp: Response) -> Response {
+    PageHeaders::fixed(POLICY, Referrer::None).apply(resp)
+}
+
+/// The built file of `entry` (`docs.js`), as the manifest names it.
+fn built(entry: &str) -> String {
+    assets::manifest::<Assets>()
+        .remove(entry)
+        .unwrap_or_else(|| entry.to_owned())
+}
+
 fn page(service: &str) -> String {
     format!(
         r#"<!doctype html>
@@ -37,81 +50,52 @@ fn page(service: &str) -> String {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>keel {service}: API reference</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="/docs/{style}">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
-<script src="/docs/init.js"></script>
+<script type="module" src="/docs/{script}"></script>
 </body>
 </html>
-"#
+"#,
+        service = escape_html(service),
+        style = escape_html(&built("docs.css")),
+        script = escape_html(&built("docs.js")),
     )
 }
 
 /// The API reference of this service (Swagger UI, offline).
 #[utoipa::path(get, path = "/docs", tag = "docs",
     responses((status = 200, description = "The API reference page (HTML)", content_type = "text/html")))]
-pub async fn reference(
-    axum::extract::State((service, _)): axum::extract::State<(&'static str, Render)>,
-) -> Response {
-    (
-        [
-            (CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)),
-            (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-        ],
-        Html(page(service)),
+pub async fn reference(State((service, _)): State<(&'static str, Render)>) -> Response {
+    secured(
+        (
+            [(CACHE_CONTROL, HeaderValue::from_static("no-cache"))],
+            Html(page(service)),
+        )
+            .into_response(),
     )
-        .into_response()
 }
 
-fn content_type(name: &str) -> &'static str {
-    match name.rsplit('.').next() {
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        _ => "text/plain; charset=utf-8",
-    }
-}
-
-/// A file of the reference page (Swagger UI's bundle, its stylesheet).
+/// A file of the reference page (its bundled script and stylesheet, their
+/// licences), as every front end's files are served: hashed names cached
+/// for a year, brotli or gzip as accepted.
 #[utoipa::path(get, path = "/docs/{file}", tag = "docs",
-    params(("file" = String, Path, description = "`swagger-ui-bundle.js`, `swagger-ui.css`, `init.js` or `LICENSES.txt`")),
+    params(("file" = String, Path, description = "A built file the page names (`docs-HASH.js`, `docs-HASH.css`) or `LICENSES.txt`")),
     responses(
-        (status = 200, description = "The file (brotli when accepted)"),
+        (status = 200, description = "The file (brotli or gzip when accepted)"),
+        (status = 304, description = "The caller has it"),
         (status = 404, description = "No such file"),
     ))]
 pub async fn asset(
-    axum::extract::State((_, render)): axum::extract::State<(&'static str, Render)>,
+    State((_, render)): State<(&'static str, Render)>,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let brotli = headers
-        .get(ACCEPT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|c| c.trim().starts_with("br")));
-    let compressed = brotli.then(|| Assets::get(&format!("{file}.br"))).flatten();
-    let (body, encoded) = match (compressed, Assets::get(&file)) {
-        (Some(c), Some(_)) => (c.data, true),
-        (_, Some(plain)) if !file.ends_with(".br") => (plain.data, false),
-        _ => return render(PlatformError::NotFound),
-    };
-    let mut resp = (
-        [
-            (CONTENT_TYPE, HeaderValue::from_static(content_type(&file))),
-            (
-                CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=86400"),
-            ),
-            (VARY, HeaderValue::from_static("Accept-Encoding")),
-        ],
-        body.into_owned(),
-    )
-        .into_response();
-    if encoded {
-        resp.headers_mut()
-            .insert(CONTENT_ENCODING, HeaderValue::from_static("br"));
+    match assets::serve::<Assets>(&file, &headers) {
+        Some(resp) => secured(resp),
+        None => render(PlatformError::NotFound),
     }
-    resp
 }
 
 /// The index a service without a page of its own answers at `/`.
@@ -121,14 +105,15 @@ pub fn index(service: &str) -> Response {
 
 /// The index, with the service's own pages (`(href, text)`) listed first.
 pub fn index_with(service: &str, pages: &[(&str, &str)]) -> Response {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('"', "&quot;")
-            .replace('<', "&lt;")
-    };
     let own: String = pages
         .iter()
-        .map(|(href, text)| format!("<li><a href=\"{}\">{}</a></li>\n", esc(href), esc(text)))
+        .map(|(href, text)| {
+            format!(
+                "<li><a href=\"{}\">{}</a></li>\n",
+                escape_html(href),
+                escape_html(text)
+            )
+        })
         .collect();
     Html(format!(
         r#"<!doctype html>

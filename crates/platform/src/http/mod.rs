@@ -15,6 +15,7 @@ pub mod lag;
 mod layers;
 mod no_store;
 pub mod openapi;
+pub mod page_headers;
 pub mod patterns;
 mod slow;
 pub mod starting;
@@ -42,6 +43,7 @@ pub use error::{PlatformError, Render};
 pub use health::Readiness;
 pub use json::{Json, JsonBytes};
 pub use no_store::NoStore;
+pub use page_headers::{PageHeaders, Referrer};
 pub use starting::{Handover, SharedListener, Startup, Takeover, takeover};
 
 /// `s` safe inside HTML text and double-quoted attribute values.
