@@ -21,7 +21,8 @@ impl Early {
         services: &[&'static HttpService],
         listeners: &[SharedListener],
         startup: &http::Startup,
-        (grace, hold): (std::time::Duration, std::time::Duration),
+        grace: std::time::Duration,
+        hold: std::time::Duration,
     ) -> Self {
         let stop = CancellationToken::new();
         let mut servers = JoinSet::new();

@@ -53,7 +53,8 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         &services,
         &listeners,
         &startup,
-        (cfg.http.shutdown_grace, cfg.http.start_hold),
+        cfg.http.shutdown_grace,
+        cfg.http.start_hold,
     );
     let platform = open_storage(cfg, &services, &startup).await?;
     startup.set("starting the services");
@@ -65,7 +66,7 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         .zip(&listeners)
         .map(|(s, l)| Ok((s.name, local_addr(s.listener.var, l)?)))
         .collect::<Result<Vec<_>, StartError>>()?;
-    let apps = build_services(builders, (&platform, &mut registry, &tasks), &addrs)?;
+    let apps = build_services(builders, &platform, &mut registry, &tasks, &addrs)?;
     if let Some(kind) = registry.registered_twice() {
         return Err(StartError::other(format!(
             "job kind {kind} is registered twice: one handler would never run"
@@ -135,7 +136,9 @@ fn background_tasks(platform: &Platform) -> Tasks {
 
 fn build_services(
     builders: Vec<Builder>,
-    (platform, registry, tasks): (&Platform, &mut JobRegistry, &Tasks),
+    platform: &Platform,
+    registry: &mut JobRegistry,
+    tasks: &Tasks,
     addrs: &[(&'static str, SocketAddr)],
 ) -> Result<Vec<ServiceApp>, StartError> {
     builders

@@ -36,6 +36,7 @@ pub mod signals;
 pub mod tasks;
 pub mod telemetry;
 pub mod time;
+pub mod values;
 
 mod context;
 

@@ -57,11 +57,20 @@ pub struct Registration {
 
 const VERIFY_TTL_HOURS: i64 = 24;
 
+/// How the verification mail is written: with a link when `link` is set
+/// (else the token alone), from `app_name`.
+#[derive(Debug, Clone, Copy)]
+pub struct VerifyMail<'a> {
+    pub link: Option<&'a str>,
+    pub app_name: &'a str,
+}
+
 /// Creates the user, opens its first session and sends the verification
-/// mail (with a link when `verify_link` is set), from `app_name`.
+/// mail.
 pub async fn register(
     db: &Db,
-    (issuer, verify_link, app_name): (&Issuer<'_>, Option<&str>, &str),
+    issuer: &Issuer<'_>,
+    mail: VerifyMail<'_>,
     r: Registration,
     client: &Client,
 ) -> Result<(user::Model, TokenPair), AuthError> {
@@ -110,7 +119,7 @@ pub async fn register(
         }
         Err(e) => return Err(e.into()),
     };
-    send_verification(&txn, (verify_link, app_name), &created).await?;
+    send_verification(&txn, mail, &created).await?;
     let pair = sessions::open(&txn, issuer, &created.id, client).await?;
     txn.commit().await?;
     Ok((created, pair))
@@ -118,7 +127,10 @@ pub async fn register(
 
 async fn send_verification<C: ConnectionTrait>(
     conn: &C,
-    (verify_link, app_name): (Option<&str>, &str),
+    VerifyMail {
+        link: verify_link,
+        app_name,
+    }: VerifyMail<'_>,
     u: &user::Model,
 ) -> Result<(), DbErr> {
     let token = crypto::random_token(32);
@@ -166,7 +178,8 @@ pub struct Login {
 pub async fn login(
     keys: two_factor::Keys<'_>,
     issuer: &Issuer<'_>,
-    (attempt, mut knock): (Login, Knock<'_>),
+    attempt: Login,
+    mut knock: Knock<'_>,
     client: &Client,
 ) -> Result<(user::Model, TokenPair), AuthError> {
     let db = keys.db;

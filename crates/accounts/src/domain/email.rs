@@ -159,7 +159,9 @@ async fn issue<C: ConnectionTrait>(
 /// Applies the pending change the token belongs to; the old address is
 /// told, in a mail from `app_name`.
 pub async fn confirm(
-    (db, cache, app_name): (&Db, &SessionCache, &str),
+    db: &Db,
+    cache: &SessionCache,
+    app_name: &str,
     u: &user::Model,
     token: &str,
 ) -> Result<String, EmailChangeError> {

@@ -1,6 +1,7 @@
 //! Input values parsed at the edge: a value of these types is valid.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use keel_platform::values::{Refusal, Rule, Text};
 
 /// A field that is missing or invalid: `{field} {problem}`, e.g.
 /// "username must be 3 to 30 characters".
@@ -116,40 +117,32 @@ impl Password {
     }
 }
 
-/// A goal title: at most 200 characters as sent, not blank, kept trimmed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Title(String);
+/// The rule of accounts' short texts: not blank, kept trimmed, a refusal
+/// worded `must be 1 to {MAX} characters`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, utoipa::ToSchema)]
+pub struct OneTo;
 
-impl Title {
-    pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        if raw.chars().count() <= 200 && !keel_platform::http::input::is_blank(raw) {
-            Ok(Self(raw.trim().to_owned()))
-        } else {
-            Err(Invalid::new("title", "must be 1 to 200 characters"))
+impl Rule for OneTo {
+    const NOT_BLANK: bool = true;
+    const TRIM: bool = true;
+
+    fn words(refusal: Refusal, max: usize) -> String {
+        match refusal {
+            Refusal::NotString => refusal.words(max),
+            Refusal::Blank | Refusal::TooLong => format!("must be 1 to {max} characters"),
         }
-    }
-
-    pub fn into_inner(self) -> String {
-        self.0
     }
 }
 
+/// A goal title: at most 200 characters as sent, not blank, kept trimmed.
+pub type Title = Text<200, OneTo>;
+
 /// A passkey's name: at most 64 characters as sent, not blank, kept trimmed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PasskeyName(String);
+pub type PasskeyName = Text<64, OneTo>;
 
-impl PasskeyName {
-    pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        if raw.chars().count() <= 64 && !keel_platform::http::input::is_blank(raw) {
-            Ok(Self(raw.trim().to_owned()))
-        } else {
-            Err(Invalid::new("name", "must be 1 to 64 characters"))
-        }
-    }
-
-    pub fn into_inner(self) -> String {
-        self.0
-    }
+/// `raw` as `field`: a [`Title`], a [`PasskeyName`].
+pub fn text<const MAX: usize>(field: &str, raw: &str) -> Result<Text<MAX, OneTo>, Invalid> {
+    Text::parse(raw).map_err(|r| Invalid::new(field, Text::<MAX, OneTo>::words(r)))
 }
 
 /// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
@@ -212,10 +205,10 @@ mod tests {
     #[test]
     fn titles_are_trimmed_and_bounded() {
         assert_eq!(
-            Title::parse("  run  ").map(Title::into_inner).ok(),
+            text::<200>("title", "  run  ").map(Title::into_string).ok(),
             Some("run".to_owned())
         );
-        assert!(Title::parse("   ").is_err());
-        assert!(Title::parse(&"x".repeat(201)).is_err());
+        assert!(text::<200>("title", "   ").is_err());
+        assert!(text::<200>("title", &"x".repeat(201)).is_err());
     }
 }

@@ -139,7 +139,7 @@ pub async fn weekly_create(
     let created = writer
         .submit(NewWeekly {
             user_id: user_id.as_str().to_owned(),
-            title: title.into_inner(),
+            title: title.into_string(),
             yearly_goal_id: yearly.map(GoalId::into_string),
         })
         .await?;
@@ -180,7 +180,7 @@ pub async fn yearly_create(
     Ok(yearly_goal::ActiveModel {
         id: Set(GoalId::generate().into_string()),
         user_id: Set(user_id.as_str().to_owned()),
-        title: Set(title.into_inner()),
+        title: Set(title.into_string()),
         is_completed: Set(false),
         complete_by: Set(complete_by),
         weekly: Set("[]".to_owned()),

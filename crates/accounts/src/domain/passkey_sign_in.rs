@@ -67,7 +67,9 @@ enum SigningIn {
 /// are allowed; otherwise (no login, an unknown one, a user without
 /// passkeys: the answer does not say which) any discoverable passkey.
 pub async fn start(
-    (db, rp, ttl): (&Db, Option<&RelyingParty>, Duration),
+    db: &Db,
+    rp: Option<&RelyingParty>,
+    ttl: Duration,
     login: Option<&str>,
 ) -> Result<(String, RequestChallengeResponse), PasskeyError> {
     let rp = &rp.ok_or(PasskeyError::Disabled)?.webauthn;
@@ -114,7 +116,8 @@ pub async fn start(
 /// Checks the assertion against the ceremony and the stored passkey,
 /// records its use, and opens a session as a password sign-in does.
 pub async fn finish(
-    (db, rp): (&Db, Option<&RelyingParty>),
+    db: &Db,
+    rp: Option<&RelyingParty>,
     issuer: &Issuer<'_>,
     ceremony_id: &str,
     credential: &PublicKeyCredential,

@@ -115,7 +115,9 @@ pub fn credential_key(id: &[u8]) -> String {
 /// `navigator.credentials.create` (a resident key preferred, user
 /// verification required, the user's passkeys excluded) and the ceremony id.
 pub async fn start_registration(
-    (k, rp, ttl): (Keys<'_>, Option<&RelyingParty>, Duration),
+    k: Keys<'_>,
+    rp: Option<&RelyingParty>,
+    ttl: Duration,
     u: &user::Model,
     proof: Proof<'_>,
 ) -> Result<(String, CreationChallengeResponse), PasskeyError> {
@@ -148,7 +150,8 @@ pub async fn start_registration(
 /// Finishes a registration: checks the attestation against the ceremony
 /// and stores the passkey as `name`.
 pub async fn finish_registration(
-    (db, rp): (&Db, Option<&RelyingParty>),
+    db: &Db,
+    rp: Option<&RelyingParty>,
     u: &user::Model,
     ceremony_id: &str,
     name: String,

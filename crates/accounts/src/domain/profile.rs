@@ -28,13 +28,25 @@ pub enum ProfileError {
     Db(#[from] DbErr),
 }
 
+/// A password change as asked: the current password (checked through the
+/// guard's `knock`) and the new one.
+pub struct PasswordChange<'a> {
+    pub old: String,
+    pub new: Password,
+    pub knock: Knock<'a>,
+}
+
 /// Changes the password and ends every other session.
 pub async fn change_password(
     db: &Db,
     cache: &SessionCache,
     u: &user::Model,
     current_session: &str,
-    (old, new, mut knock): (String, Password, Knock<'_>),
+    PasswordChange {
+        old,
+        new,
+        mut knock,
+    }: PasswordChange<'_>,
 ) -> Result<(), ProfileError> {
     let new = new.into_inner();
     if !knock

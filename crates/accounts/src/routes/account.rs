@@ -206,7 +206,9 @@ pub async fn confirm_email_change(
     Path(token): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
     let new = email::confirm(
-        (state.db(), &state.sessions, &state.cfg.app_name),
+        state.db(),
+        &state.sessions,
+        &state.cfg.app_name,
         &me.user,
         &token,
     )
@@ -251,7 +253,7 @@ pub async fn change_password(
     )?;
     let knock = limits::knock(&state, limits::PROOF, client.ip, Some(&me.user.id)).await?;
     let current = me.session_id.as_str();
-    let change = (old, new, knock);
+    let change = profile::PasswordChange { old, new, knock };
     profile::change_password(state.db(), &state.sessions, &me.user, current, change).await?;
     Ok(done("PASSWORD_CHANGED", "Your password was changed"))
 }

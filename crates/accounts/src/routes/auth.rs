@@ -78,7 +78,11 @@ pub async fn register(
     let verify_link = state.cfg.email_verify_link.as_deref();
     let (user, pair) = auth::register(
         state.db(),
-        (&state.issuer(), verify_link, &state.cfg.app_name),
+        &state.issuer(),
+        auth::VerifyMail {
+            link: verify_link,
+            app_name: &state.cfg.app_name,
+        },
         registration,
         &client,
     )
@@ -120,7 +124,7 @@ pub async fn login(
     };
     let knock = limits::knock(&state, limits::LOGIN, client.ip, Some(&attempt.login)).await?;
     let issuer = state.issuer();
-    let (user, pair) = auth::login(state.keys(), &issuer, (attempt, knock), &client).await?;
+    let (user, pair) = auth::login(state.keys(), &issuer, attempt, knock, &client).await?;
     Ok(tokens(&user, pair))
 }
 

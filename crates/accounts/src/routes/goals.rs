@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Authed;
-use crate::domain::fields::{Title, required};
+use crate::domain::fields::{self, required};
 use crate::domain::{goal_links, goals};
 use crate::entity::weekly_goal;
 use crate::error::Error;
@@ -89,7 +89,7 @@ pub async fn create_weekly(
     me: Authed,
     Input(body): Input<WeeklyBody>,
 ) -> Result<Json<WeeklyCreated>, Error> {
-    let title = Title::parse(&required(body.title, "title")?)?;
+    let title = fields::text("title", &required(body.title, "title")?)?;
     let yearly = body
         .yearly_goal
         .filter(|y| !y.is_empty())

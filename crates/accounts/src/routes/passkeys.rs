@@ -16,7 +16,7 @@ use super::auth::{AuthResponse, tokens};
 use super::limits;
 use super::proof::ProofBody;
 use crate::auth::Authed;
-use crate::domain::fields::{self, PasskeyName, required};
+use crate::domain::fields::{self, required};
 use crate::domain::passkey_ceremonies::is_ceremony_id;
 use crate::domain::passkey_sign_in;
 use crate::domain::passkeys::{self, PasskeyError};
@@ -61,7 +61,7 @@ pub async fn start_passkey_registration(
     let proof = body.into_proof(&state, &client, &me.user).await?;
     let (rp, ttl) = state.relying_party();
     let (ceremony_id, options) =
-        passkeys::start_registration((state.keys(), rp, ttl), &me.user, proof).await?;
+        passkeys::start_registration(state.keys(), rp, ttl, &me.user, proof).await?;
     Ok(Json(RegistrationOptions {
         ceremony_id,
         options,
@@ -116,14 +116,13 @@ pub async fn add_passkey(
 ) -> Result<(StatusCode, Json<PasskeyView>), Error> {
     let ceremony = ceremony_id(body.ceremony_id)?;
     let name = match body.name {
-        Some(n) => PasskeyName::parse(&n)?.into_inner(),
+        Some(n) => fields::text::<64>("name", &n)?.into_string(),
         None => "Passkey".to_owned(),
     };
     let credential = credential(body.credential)?;
     let (rp, _) = state.relying_party();
-    let key =
-        passkeys::finish_registration((state.db(), rp), &me.user, &ceremony, name, &credential)
-            .await?;
+    let key = passkeys::finish_registration(state.db(), rp, &me.user, &ceremony, name, &credential)
+        .await?;
     Ok((StatusCode::CREATED, Json((&key).into())))
 }
 
@@ -163,8 +162,8 @@ pub async fn rename_passkey(
     Input(body): Input<RenamePasskeyBody>,
 ) -> Result<Json<PasskeyView>, Error> {
     let id = PasskeyId::parse("passkeyId", &id)?;
-    let name = PasskeyName::parse(&required(body.name, "name")?)?;
-    let key = passkeys::rename(state.db(), &me.user.id, &id, name.into_inner()).await?;
+    let name = fields::text::<64>("name", &required(body.name, "name")?)?;
+    let key = passkeys::rename(state.db(), &me.user.id, &id, name.into_string()).await?;
     Ok(Json((&key).into()))
 }
 
@@ -237,7 +236,7 @@ pub async fn passkey_sign_in_options(
     let login = body.login.filter(|l| !l.trim().is_empty());
     let (rp, ttl) = state.relying_party();
     let (ceremony_id, options) =
-        passkey_sign_in::start((state.db(), rp, ttl), login.as_deref()).await?;
+        passkey_sign_in::start(state.db(), rp, ttl, login.as_deref()).await?;
     Ok(Json(PasskeySignInOptions {
         ceremony_id,
         options,
@@ -278,7 +277,7 @@ pub async fn passkey_sign_in(
     let (rp, _) = state.relying_party();
     let issuer = state.issuer();
     let signed_in =
-        passkey_sign_in::finish((state.db(), rp), &issuer, &ceremony, &credential, &client).await;
+        passkey_sign_in::finish(state.db(), rp, &issuer, &ceremony, &credential, &client).await;
     match signed_in {
         Ok((user, pair)) => {
             knock.accepted();

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authed;
-use crate::domain::fields::{Title, parse_complete_by, required};
+use crate::domain::fields::{self, parse_complete_by, required};
 use crate::domain::{goal_links, goals};
 use crate::error::{Error, ErrorBody};
 use crate::id::GoalId;
@@ -102,7 +102,7 @@ pub async fn create_yearly(
     me: Authed,
     Input(body): Input<YearlyBody>,
 ) -> Result<Json<YearlyCreated>, Error> {
-    let title = Title::parse(&required(body.title, "title")?)?;
+    let title = fields::text("title", &required(body.title, "title")?)?;
     let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
     let goal = goals::yearly_create(state.db(), &me.user_id(), title, by).await?;
     let created = goal_links::YearlyWithWeekly {

@@ -8,15 +8,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::panels::{self, Panel};
-use super::values::{Text, WebUrl, clearable_url, clearable_url_schema, web_url_schema};
+use super::values::{WebUrl, clearable_url, clearable_url_schema, web_url_schema};
 use crate::entity::{channel_config, profile};
+use keel_platform::values::{NotBlank, Text, Trimmed};
 
 /// A link to the streamer elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SocialLink {
     /// What to show, e.g. `YouTube`.
-    #[schema(value_type = String, max_length = 40, pattern = r"\S")]
-    pub label: Text<1, 40>,
+    #[schema(inline)]
+    pub label: Text<40, NotBlank>,
     #[schema(schema_with = web_url_schema)]
     pub url: WebUrl,
 }
@@ -72,6 +73,23 @@ pub fn logo_url(hash: &str) -> String {
 }
 
 /// The channel row.
+/// Records the provider's call, chat and ingest address, once both exist
+/// at the provider.
+pub async fn set_stream(db: &Db, call_id: &str, chat_cid: &str, rtmps: &str) -> Result<(), DbErr> {
+    use channel_config::Column as C;
+    use keel_platform::sea_orm::sea_query::Expr;
+    use keel_platform::sea_orm::{ColumnTrait, QueryFilter};
+    channel_config::Entity::update_many()
+        .col_expr(C::StreamCallId, Expr::value(call_id))
+        .col_expr(C::ChatChannelCid, Expr::value(chat_cid))
+        .col_expr(C::RtmpsUrl, Expr::value(rtmps))
+        .col_expr(C::UpdatedAt, Expr::value(Utc::now()))
+        .filter(C::Id.eq(channel_config::ID))
+        .exec(db.write())
+        .await?;
+    Ok(())
+}
+
 pub async fn config(db: &Db) -> Result<channel_config::Model, DbErr> {
     channel_config::Entity::find_by_id(channel_config::ID)
         .one(db.read())
@@ -117,10 +135,10 @@ pub async fn info(db: &Db, api_key: Option<&str>, channel_url: &str) -> Result<C
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChannelUpdate {
-    #[schema(value_type = Option<String>, max_length = 120, pattern = r"\S")]
-    pub title: Option<Text<1, 120>>,
-    #[schema(value_type = Option<String>, max_length = 2000)]
-    pub description: Option<Text<0, 2000>>,
+    #[schema(inline)]
+    pub title: Option<Text<120, NotBlank>>,
+    #[schema(inline)]
+    pub description: Option<Text<2000, Trimmed>>,
     /// At most 10.
     #[schema(max_items = 10)]
     pub social_links: Option<Vec<SocialLink>>,
@@ -159,24 +177,24 @@ pub enum UpdateError {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProfileUpdate {
-    #[schema(value_type = Option<String>, max_length = 60)]
-    pub display_name: Option<Text<0, 60>>,
-    #[schema(value_type = Option<String>, max_length = 2000)]
-    pub bio: Option<Text<0, 2000>>,
+    #[schema(inline)]
+    pub display_name: Option<Text<60, Trimmed>>,
+    #[schema(inline)]
+    pub bio: Option<Text<2000, Trimmed>>,
     /// `null` or `""` removes it.
     #[serde(default, deserialize_with = "clearable_url")]
     #[schema(schema_with = clearable_url_schema)]
     pub avatar_url: Option<Option<WebUrl>>,
     /// `null` removes it.
     #[serde(default, deserialize_with = "clearable_text")]
-    #[schema(value_type = Option<String>, max_length = 80, pattern = r"\S")]
-    pub location: Option<Option<Text<1, 80>>>,
+    #[schema(inline)]
+    pub location: Option<Option<Text<80, NotBlank>>>,
 }
 
 fn clearable_text<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Option<Option<Text<1, 80>>>, D::Error> {
-    Option::<Text<1, 80>>::deserialize(d).map(Some)
+) -> Result<Option<Option<Text<80, NotBlank>>>, D::Error> {
+    Option::<Text<80, NotBlank>>::deserialize(d).map(Some)
 }
 
 pub async fn update_profile(db: &Db, u: ProfileUpdate) -> Result<Profile, DbErr> {

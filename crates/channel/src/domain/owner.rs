@@ -141,7 +141,8 @@ pub enum SignInError {
 /// the password is wrong.
 pub async fn check(
     db: &Db,
-    (email, password): (&str, &str),
+    email: &str,
+    password: &str,
     mut knock: Knock<'_>,
 ) -> Result<bool, SignInError> {
     let found = owner::Entity::find_by_id(owner::ID).one(db.read()).await?;

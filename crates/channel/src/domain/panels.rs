@@ -10,8 +10,9 @@ use keel_platform::sea_orm::{
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::values::{Text, WebUrl, clearable_url, clearable_url_schema, optional_url_schema};
+use super::values::{WebUrl, clearable_url, clearable_url_schema, optional_url_schema};
 use crate::entity::panel;
+use keel_platform::values::{NotBlank, Text, Trimmed};
 
 /// At most this many panels.
 pub const MAX_PANELS: usize = 50;
@@ -69,11 +70,11 @@ pub async fn list(db: &Db) -> Result<Vec<Panel>, DbErr> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPanel {
-    #[schema(value_type = String, max_length = 80, pattern = r"\S")]
-    pub title: Text<1, 80>,
+    #[schema(inline)]
+    pub title: Text<80, NotBlank>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 5000)]
-    pub body: Option<Text<0, 5000>>,
+    #[schema(inline)]
+    pub body: Option<Text<5000, Trimmed>>,
     #[schema(schema_with = optional_url_schema)]
     pub link_url: Option<WebUrl>,
     #[schema(schema_with = optional_url_schema)]
@@ -113,10 +114,10 @@ pub async fn create(db: &Db, p: NewPanel) -> Result<Panel, PanelError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PanelUpdate {
     pub id: String,
-    #[schema(value_type = Option<String>, max_length = 80, pattern = r"\S")]
-    pub title: Option<Text<1, 80>>,
-    #[schema(value_type = Option<String>, max_length = 5000)]
-    pub body: Option<Text<0, 5000>>,
+    #[schema(inline)]
+    pub title: Option<Text<80, NotBlank>>,
+    #[schema(inline)]
+    pub body: Option<Text<5000, Trimmed>>,
     /// `null` or `""` removes the link.
     #[serde(default, deserialize_with = "clearable_url")]
     #[schema(schema_with = clearable_url_schema)]

@@ -1,5 +1,6 @@
 //! The values the channel's procedures take, each checked once as it is
 //! read: a wrong one is a BAD_REQUEST naming the field and the rule.
+//! Bounded text is platform's `values::Text`.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -8,10 +9,6 @@ use serde_json::Value;
 /// Why a value was refused; shown after the field's name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Invalid {
-    #[error("must not be empty")]
-    Empty,
-    #[error("must be at most {0} characters")]
-    TooLong(usize),
     #[error("must be an email address")]
     NotEmail,
     #[error("must be 10 to 200 characters")]
@@ -26,41 +23,6 @@ fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     match Value::deserialize(d)? {
         Value::String(s) => Ok(s),
         _ => Err(D::Error::custom("must be a string")),
-    }
-}
-
-/// Text of at most `MAX` characters as sent, kept trimmed; `MIN` 1: not
-/// blank (`MIN` is 0 or 1, so a document can say it: `pattern: \S`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Text<const MIN: usize, const MAX: usize>(String);
-
-impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
-    const MIN_IS_0_OR_1: () = assert!(MIN <= 1, "Text's MIN is 0 or 1");
-
-    pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let () = Self::MIN_IS_0_OR_1;
-        if MIN == 1 && keel_platform::http::input::is_blank(raw) {
-            Err(Invalid::Empty)
-        } else if raw.chars().count() > MAX {
-            Err(Invalid::TooLong(MAX))
-        } else {
-            Ok(Self(raw.trim().to_owned()))
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
-}
-
-impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Text<MIN, MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Self::parse(&string(d)?).map_err(D::Error::custom)
     }
 }
 
@@ -210,6 +172,7 @@ pub fn clearable_url_schema() -> utoipa::openapi::schema::Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keel_platform::values::{NotBlank, Text};
     use serde_json::json;
 
     fn read<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
@@ -219,24 +182,24 @@ mod tests {
     #[test]
     fn values_are_checked_as_they_are_read() {
         assert_eq!(
-            read::<Text<1, 5>>(json!(" ab ")).map(Text::into_string),
+            read::<Text<5, NotBlank>>(json!(" ab ")).map(Text::into_string),
             Ok("ab".into())
         );
         assert_eq!(
-            read::<Text<1, 5>>(json!("  ab  ")).unwrap_err(),
+            read::<Text<5, NotBlank>>(json!("  ab  ")).unwrap_err(),
             "must be at most 5 characters",
             "the bound is on what is sent"
         );
         assert_eq!(
-            read::<Text<1, 5>>(json!("   ")).unwrap_err(),
+            read::<Text<5, NotBlank>>(json!("   ")).unwrap_err(),
             "must not be empty"
         );
         assert_eq!(
-            read::<Text<1, 5>>(json!("abcdef")).unwrap_err(),
+            read::<Text<5, NotBlank>>(json!("abcdef")).unwrap_err(),
             "must be at most 5 characters"
         );
         assert_eq!(
-            read::<Text<1, 5>>(json!(3)).unwrap_err(),
+            read::<Text<5, NotBlank>>(json!(3)).unwrap_err(),
             "must be a string"
         );
         assert_eq!(

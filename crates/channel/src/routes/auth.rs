@@ -54,7 +54,8 @@ pub struct SessionOwner {
 /// its pseudonym.
 pub(crate) async fn limited(
     state: &AppState,
-    (scope, subject): (&str, &str),
+    scope: &str,
+    subject: &str,
     limit: u64,
     message: &'static str,
 ) -> Result<(), Error> {
@@ -88,7 +89,7 @@ pub async fn sign_in(
     let guard = &state.platform.guard;
     let knock = guard.knock(SIGN_IN, visitor.peer, Some(&email)).await?;
     let db = &state.platform.db;
-    if !owner::check(db, (&email, &body.password), knock).await? {
+    if !owner::check(db, &email, &body.password, knock).await? {
         return Err(error::wrong_credentials());
     }
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).unwrap_or_default();

@@ -86,7 +86,8 @@ fn method_refused<C: Send + 'static>(
     settings: Settings,
     procedures: &Procedures<C>,
     names: &[String],
-    (batch, jsonl): (bool, bool),
+    batch: bool,
+    jsonl: bool,
     allow: &[Method],
 ) -> Response {
     let outcomes = names.iter().map(|n| {
@@ -203,7 +204,7 @@ async fn handle<C: Context>(
     let jsonl = wants_jsonl(&headers);
     let allow = allowed(&procedures, &names);
     if !allow.contains(&method) {
-        return method_refused(settings, &procedures, &names, (batch, jsonl), allow);
+        return method_refused(settings, &procedures, &names, batch, jsonl, allow);
     }
     // HEAD is a query's GET without its body (hyper drops the body).
     let method = if method == Method::HEAD {

@@ -174,7 +174,7 @@ async fn admins_are_disabled_reset_ended_and_removed_from_the_command_line_and_a
         actor: Some("cli".to_owned()),
         ..Default::default()
     };
-    let (rows, _) = keel_platform::audit::page(&platform.db, &filter, (1, 100))
+    let (rows, _) = keel_platform::audit::page(&platform.db, &filter, 1, 100)
         .await
         .unwrap();
     let events: Vec<String> = rows

@@ -150,7 +150,8 @@ impl Filter {
 pub async fn page(
     db: &Db,
     filter: &Filter,
-    (page, per_page): (u64, u64),
+    page: u64,
+    per_page: u64,
 ) -> Result<(Vec<entity::Model>, u64), DbErr> {
     let total = entity::Entity::find()
         .filter(filter.condition())

@@ -257,7 +257,7 @@ async fn copy_all(
         progress.table(&spec.name, rows);
         let began = Instant::now();
         let mut done = |n| progress.advance(n);
-        let source = table::copy(spec, (from, rows), to.conn(), &mut done).await?;
+        let source = table::copy(spec, from, rows, to.conn(), &mut done).await?;
         progress.table_done();
         report.tables.push(TableReport {
             name: spec.name.clone(),

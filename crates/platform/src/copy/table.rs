@@ -79,7 +79,8 @@ const PG_COPY_FROM: u64 = 5_000;
 /// is told of every `n` rows written. The source's tally.
 pub async fn copy(
     spec: &TableSpec,
-    (from, rows_at_source): (&mut Conn, u64),
+    from: &mut Conn,
+    rows_at_source: u64,
     to: &mut Conn,
     done: &mut (dyn FnMut(u64) + Send),
 ) -> Result<Tally, TableError> {

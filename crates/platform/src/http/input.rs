@@ -48,37 +48,7 @@ impl From<PlatformError> for InputError {
     }
 }
 
-/// A value with nothing in it: empty, or only Unicode white space
-/// (`char::is_whitespace`); a document says the opposite with
-/// [`super::patterns::NOT_BLANK`].
-pub fn is_blank(s: &str) -> bool {
-    s.chars().all(char::is_whitespace)
-}
-
-/// A whole number as JSON Schema counts one: `12` or `12.0` (serde's
-/// integer types refuse the second). For `#[serde(deserialize_with)]` on
-/// an optional integer field; anything else, or a number beyond `T`, is
-/// refused.
-pub fn whole<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: TryFrom<u64>,
-{
-    use serde::Deserialize as _;
-    use serde::de::Error as _;
-    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
-        return Ok(None);
-    };
-    n.as_u64()
-        .or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && (0.0..9.0e15).contains(f))
-                .map(|f| f as u64)
-        })
-        .and_then(|w| T::try_from(w).ok())
-        .map(Some)
-        .ok_or_else(|| D::Error::custom("must be a whole number (not too large)"))
-}
+pub use crate::values::{is_blank, whole};
 
 /// Reads the request's body into `T` by its content type (one of
 /// `formats`), naming the failing field.
@@ -111,19 +81,10 @@ pub async fn typed<T: DeserializeOwned>(
 
 /// `value` into `T`, naming the failing field.
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(value).map_err(|e| InputError::Field {
-        path: field_path(&e.path().to_string()),
-        problem: e.inner().to_string(),
+    crate::values::read(value).map_err(|f| InputError::Field {
+        path: f.path,
+        problem: f.problem,
     })
-}
-
-/// serde_path_to_error writes `.` for the root and `a.b[0].c` below it.
-fn field_path(path: &str) -> String {
-    if path == "." {
-        String::new()
-    } else {
-        path.to_owned()
-    }
 }
 
 /// The body formats a route reads.

@@ -187,7 +187,9 @@ fn error_response(description: &str, error_schema: bool) -> RefOr<Response> {
 ///   the service's error body (`ErrorBody`, when the service declares it);
 /// - every operation documents what the platform itself may answer: 500,
 ///   503 (a dependency away), and for a request body 413 and 415;
-/// - an operation that declares no security says so explicitly (`[]`).
+/// - an operation that declares no security says so explicitly (`[]`);
+/// - a described field of a self-documenting type is one schema
+///   ([`fold`]).
 pub fn finish(doc: &mut OpenApi) {
     doc.info.license = Some(
         utoipa::openapi::LicenseBuilder::new()
@@ -213,6 +215,7 @@ pub fn finish(doc: &mut OpenApi) {
         .into_iter()
         .map(|(path, item)| (path.replace("{*", "{"), item))
         .collect();
+    fold::described_fields(doc);
     let mut ids = std::collections::HashSet::new();
     for item in doc.paths.paths.values_mut() {
         for (method, op) in operations(item) {
@@ -323,3 +326,6 @@ pub fn whole_number_to(max: u64) -> utoipa::openapi::schema::Object {
         .maximum(Some(max))
         .build()
 }
+
+#[path = "openapi_fold.rs"]
+mod fold;

@@ -108,7 +108,7 @@ impl FormDef {
                 self.id
             )));
         }
-        if keel_platform::http::input::is_blank(&self.title) || self.title.chars().count() > 200 {
+        if keel_platform::values::is_blank(&self.title) || self.title.chars().count() > 200 {
             return Err(bad_definition(
                 "title must be 1 to 200 characters".to_owned(),
             ));

@@ -72,11 +72,11 @@ pub struct SettingsPatch {
     /// Replaces the accepted debug tokens (stored hashed).
     pub appcheck_debug_tokens: Option<Vec<String>>,
     /// Submissions a minute from one verified app: 1 to 100,000,000.
-    #[serde(default, deserialize_with = "keel_platform::http::input::whole")]
+    #[serde(default, deserialize_with = "keel_platform::values::whole")]
     #[schema(minimum = 1, maximum = 100_000_000)]
     pub submission_rate_limit: Option<u32>,
     /// 256 to 8,388,608.
-    #[serde(default, deserialize_with = "keel_platform::http::input::whole")]
+    #[serde(default, deserialize_with = "keel_platform::values::whole")]
     #[schema(minimum = 256, maximum = 8_388_608)]
     pub payload_limit_bytes: Option<u64>,
 }

@@ -12,6 +12,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 
 use std::sync::OnceLock;
 
+use keel_platform::values::{Refusal, Rule, Text, Trimmed, text_schema};
 use regex::Regex;
 
 /// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
@@ -50,11 +51,11 @@ pub fn valid_timezone(tz: &str) -> bool {
 pub const REQUIRED: &str = "is required";
 
 fn must_be_string<E: serde::de::Error>() -> E {
-    E::custom("must be a string")
+    E::custom(Refusal::NotString.words(0))
 }
 
 fn too_long<E: serde::de::Error>(max: usize) -> E {
-    E::custom(format!("must be at most {max} characters"))
+    E::custom(Refusal::TooLong.words(max))
 }
 
 /// Documents a value: its schema, inline in the body that holds it.
@@ -86,32 +87,26 @@ fn string(nullable: bool) -> ObjectBuilder {
     ObjectBuilder::new().schema_type(t)
 }
 
-/// Text that must be there: not blank, at most `MAX` characters, kept as
-/// sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Required<const MAX: usize>(pub String);
+/// The rule of text that must be there: not blank (`null` is blank too),
+/// kept as sent; blank is answered [`REQUIRED`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, utoipa::ToSchema)]
+pub struct Needed;
 
-impl<'de, const MAX: usize> Deserialize<'de> for Required<MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Null => Err(D::Error::custom(REQUIRED)),
-            Value::String(s) if keel_platform::http::input::is_blank(&s) => {
-                Err(D::Error::custom(REQUIRED))
-            }
-            Value::String(s) if s.chars().count() > MAX => Err(too_long(MAX)),
-            Value::String(s) => Ok(Self(s)),
-            _ => Err(must_be_string()),
+impl Rule for Needed {
+    const NOT_BLANK: bool = true;
+    const NULL_IS_BLANK: bool = true;
+
+    fn words(refusal: Refusal, max: usize) -> String {
+        match refusal {
+            Refusal::Blank => REQUIRED.to_owned(),
+            r => r.words(max),
         }
     }
 }
 
-documented!(
-    const MAX: Required<MAX>,
-    string(false)
-        .max_length(Some(MAX))
-        .pattern(Some(r"\S"))
-        .description(Some(format!("1 to {MAX} characters, not blank")))
-);
+/// Text that must be there: not blank, at most `MAX` characters, kept as
+/// sent.
+pub type Required<const MAX: usize> = Text<MAX, Needed>;
 
 /// Free text that may be left out: trimmed, blank or null as absent, at
 /// most `MAX` characters.
@@ -122,19 +117,17 @@ impl<'de, const MAX: usize> Deserialize<'de> for FreeText<MAX> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match Value::deserialize(d)? {
             Value::Null => Ok(Self(None)),
-            Value::String(s) if s.chars().count() > MAX => Err(too_long(MAX)),
-            Value::String(s) if keel_platform::http::input::is_blank(&s) => Ok(Self(None)),
-            Value::String(s) => Ok(Self(Some(s.trim().to_owned()))),
-            _ => Err(must_be_string()),
+            v => Text::<MAX, Trimmed>::from_value(v)
+                .map(|t| Some(t.into_string()).filter(|t| !t.is_empty()))
+                .map(Self)
+                .map_err(|r| D::Error::custom(Text::<MAX, Trimmed>::words(r))),
         }
     }
 }
 
 documented!(
     const MAX: FreeText<MAX>,
-    string(true)
-        .max_length(Some(MAX))
-        .description(Some("Free text (trimmed; blank is absent)"))
+    text_schema(MAX, false, true).description(Some("Free text (trimmed; blank is absent)"))
 );
 
 /// Text exactly as sent (an empty string too), at most `MAX` characters;
@@ -144,16 +137,11 @@ pub struct AsSent<const MAX: usize>(pub Option<String>);
 
 impl<'de, const MAX: usize> Deserialize<'de> for AsSent<MAX> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Null => Ok(Self(None)),
-            Value::String(s) if s.chars().count() > MAX => Err(too_long(MAX)),
-            Value::String(s) => Ok(Self(Some(s))),
-            _ => Err(must_be_string()),
-        }
+        Option::<Text<MAX>>::deserialize(d).map(|t| Self(t.map(Text::into_string)))
     }
 }
 
-documented!(const MAX: AsSent<MAX>, string(true).max_length(Some(MAX)));
+documented!(const MAX: AsSent<MAX>, text_schema(MAX, false, true));
 
 /// A value with a shape, exactly as sent; empty or null as absent.
 fn shaped<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

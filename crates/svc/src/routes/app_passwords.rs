@@ -96,7 +96,7 @@ pub async fn create_app_password(
     if admin.by_app_password {
         return Err(error::app_password_needs_session());
     }
-    let made = admin::create_app_password(&state.db, &admin.user, &new.name.0).await?;
+    let made = admin::create_app_password(&state.db, &admin.user, new.name.as_str()).await?;
     let entry = Entry::new(crate::NAME, "svc_app_password_created").on(&made.row.id);
     admin
         .record(&state, entry.detail(json!({"name": made.row.name})))

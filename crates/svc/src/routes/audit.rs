@@ -120,7 +120,7 @@ pub async fn audit_log(
 ) -> Result<Response, Error> {
     let (page, per_page) = query(q)?.get()?;
     let filter = query(f)?.filter()?;
-    let (rows, total) = audit::page(&state.db, &filter, (page, per_page)).await?;
+    let (rows, total) = audit::page(&state.db, &filter, page, per_page).await?;
     let entries = rows.into_iter().map(AuditEntry::from).collect();
     Ok(paged(
         AuditPage {

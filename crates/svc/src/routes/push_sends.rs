@@ -7,7 +7,6 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use keel_platform::audit::Entry;
 use keel_platform::http::Json;
-use keel_platform::sea_orm::EntityTrait;
 use keel_platform::time::millis;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -102,7 +101,7 @@ pub async fn send_notification(
         .transpose()
         .map_err(|e| error::invalid_param(e.to_string()))?;
     let req = SendRequest::from(body);
-    let made = send::create(&state.db, req, (admin.user.id, key.as_ref())).await?;
+    let made = send::create(&state.db, req, admin.user.id, key.as_ref()).await?;
     let accepted = Json(SendAccepted {
         status: made.status,
         id: made.send.id.clone(),
@@ -134,8 +133,7 @@ pub async fn get_send(
     _admin: Admin<Push>,
     Path(id): Path<String>,
 ) -> Result<Json<SendView>, Error> {
-    let s = push_send::Entity::find_by_id(id.as_str())
-        .one(state.db.read())
+    let s = send::find(&state.db, &id)
         .await?
         .ok_or_else(error::no_such_send)?;
     Ok(Json(view(s)))

@@ -32,7 +32,7 @@ impl Registration {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Unregistration {
-    #[schema(value_type = String, min_length = 1, max_length = 400, pattern = r"\S")]
+    #[schema(inline)]
     pub device_token: super::values::Text<400>,
 }
 

@@ -38,20 +38,20 @@ pub trait EventSink {
 #[serde(rename_all = "camelCase")]
 pub struct UsageEvent {
     /// Identifier of the usage session.
-    #[schema(value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
+    #[schema(inline)]
     pub session_id: Text<255>,
     /// ISO 8601.
     #[schema(value_type = String, format = DateTime)]
     pub timestamp: IsoTimestamp,
-    #[schema(value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
+    #[schema(inline)]
     pub model: Text<255>,
-    #[schema(value_type = u64, maximum = 1_000_000_000)]
+    #[schema(inline)]
     pub input_tokens: Count,
-    #[schema(value_type = u64, maximum = 1_000_000_000)]
+    #[schema(inline)]
     pub output_tokens: Count,
-    #[schema(value_type = u64, maximum = 1_000_000_000)]
+    #[schema(inline)]
     pub cache_read_tokens: Count,
-    #[schema(value_type = u64, maximum = 1_000_000_000)]
+    #[schema(inline)]
     pub cache_write_tokens: Count,
     /// Cost of this event in USD.
     #[serde(rename = "costUSD")]
@@ -173,6 +173,15 @@ pub const MAX_OFFSET: u64 = 1_000_000_000;
 /// many index entries is no longer a short read.
 const SHORT_OFFSET: u64 = 10_000;
 
+/// Which of a user's events to read: `limit` of them after skipping
+/// `offset`, newest first.
+#[derive(Debug, Clone, Copy)]
+pub struct HistoryPage<'a> {
+    pub user_id: &'a str,
+    pub limit: u64,
+    pub offset: u64,
+}
+
 /// Hands `sink` a page of the user's events, newest first (`limit` at
 /// most [`MAX_LIMIT`]). On SQLite a short page is handed over straight
 /// from the rows as SQLite reads them ([`page_inline`]); otherwise, or if
@@ -180,17 +189,24 @@ const SHORT_OFFSET: u64 = 10_000;
 /// ([`page_pooled`]). Both hand over the same events (tested).
 pub async fn history_into<S: EventSink>(
     db: &Db,
-    (user_id, limit, offset): (&str, u64, u64),
+    page: HistoryPage<'_>,
     sink: &mut S,
 ) -> Result<(), HistoryError> {
-    if offset <= SHORT_OFFSET && page_inline(db, (user_id, limit, offset), sink).is_ok() {
+    if page.offset <= SHORT_OFFSET && page_inline(db, page, sink).is_ok() {
         return Ok(());
     }
     sink.restart();
-    page_pooled(db, (user_id, limit, offset), sink).await
+    page_pooled(db, page, sink).await
 }
 
-fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
+fn select_page(
+    HistoryPage {
+        user_id,
+        limit,
+        offset,
+    }: HistoryPage<'_>,
+) -> Select<event::Entity> {
+    let limit = limit.min(MAX_LIMIT);
     event::Entity::find()
         .filter(event::Column::UserId.eq(user_id))
         .order_by_desc(event::Column::Seq)
@@ -201,13 +217,12 @@ fn page(user_id: &str, limit: u64, offset: u64) -> Select<event::Entity> {
 /// The page, from the models the pool reads.
 pub async fn page_pooled<S: EventSink>(
     db: &Db,
-    (user_id, limit, offset): (&str, u64, u64),
+    page: HistoryPage<'_>,
     sink: &mut S,
 ) -> Result<(), HistoryError> {
-    let limit = limit.min(MAX_LIMIT);
-    let select = page(user_id, limit, offset);
+    let select = select_page(page);
     // A near page is a short read (on PostgreSQL, outside the pool).
-    let rows = if offset <= SHORT_OFFSET {
+    let rows = if page.offset <= SHORT_OFFSET {
         db.all_short(select).await?
     } else {
         select.all(db.read()).await?
@@ -221,14 +236,9 @@ pub async fn page_pooled<S: EventSink>(
 
 /// The page, from SQLite's rows while they are read; a miss when this
 /// database is not read inline or a row is not as expected.
-pub fn page_inline<S: EventSink>(
-    db: &Db,
-    (user_id, limit, offset): (&str, u64, u64),
-    sink: &mut S,
-) -> Result<(), Miss> {
+pub fn page_inline<S: EventSink>(db: &Db, page: HistoryPage<'_>, sink: &mut S) -> Result<(), Miss> {
     use event::Column as C;
-    let limit = limit.min(MAX_LIMIT);
-    db.try_inline_rows(&page(user_id, limit, offset), |row| {
+    db.try_inline_rows(&select_page(page), |row| {
         let e = StoredEvent {
             id: row.str(C::Id as usize)?,
             user_id: row.str(C::UserId as usize)?,

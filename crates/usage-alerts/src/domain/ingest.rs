@@ -16,7 +16,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use keel_platform::batch::{BatchError, Batcher};
 use keel_platform::db::Db;
-use keel_platform::jobs;
 use keel_platform::sea_orm::sea_query::{Alias, Expr, OnConflict};
 use keel_platform::sea_orm::{
     ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, ExprTrait, QueryFilter, Set,
@@ -28,7 +27,7 @@ use super::event::NewEvent;
 use super::thresholds::{self, Figures, Kind, ThresholdConfig};
 use crate::entity::delivery::DeliveryStatus;
 use crate::entity::{alert, daily_total, day_session, delivery, device, event, preferences};
-use crate::jobs::deliver_alert::DeliverAlert;
+use crate::jobs::deliver_alert;
 
 /// Events written in one transaction at most.
 pub const MAX_BATCH: usize = 256;
@@ -322,12 +321,7 @@ async fn record_alerts(
             })
             .exec_without_returning(txn)
             .await?;
-            let job = DeliverAlert {
-                alert_id: a.id.clone(),
-                device_token: d.device_token.clone(),
-            };
-            jobs::enqueue_unique(txn, &job, &format!("ua:{}:{}", a.id, d.device_token), now)
-                .await?;
+            deliver_alert::enqueue(txn, &a.id, &d.device_token, now).await?;
         }
     }
     Ok(())

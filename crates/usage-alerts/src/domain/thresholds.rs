@@ -1,6 +1,6 @@
 //! Thresholds: what a user configured, what applies, what was crossed.
 
-use keel_platform::http::input::{InputError, from_value};
+use keel_platform::values::read;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -19,7 +19,7 @@ pub use crate::entity::kinds::Kind;
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdConfig {
     /// Unique threshold identifier.
-    #[schema(value_type = String, min_length = 1, max_length = 100, pattern = r"\S")]
+    #[schema(inline)]
     pub id: Text<100>,
     #[serde(rename = "type")]
     pub kind: Kind,
@@ -90,13 +90,8 @@ pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            from_value::<ThresholdConfig>(item.clone()).map_err(|e| match e {
-                InputError::Field { path, problem } => {
-                    FieldError::invalid(&format!("thresholds[{i}].{path}"), &problem)
-                }
-                InputError::Body(p) => {
-                    FieldError::invalid(&format!("thresholds[{i}]"), &p.message())
-                }
+            read::<ThresholdConfig>(item.clone()).map_err(|f| {
+                FieldError::invalid(&format!("thresholds[{i}].{}", f.path), &f.problem)
             })
         })
         .collect::<Result<_, _>>()?;

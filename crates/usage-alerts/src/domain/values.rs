@@ -3,6 +3,7 @@
 //! (`Invalid field: platform must be ios or watchos`). They deserialize
 //! from the JSON values of a request body and serialize as what they hold.
 
+use keel_platform::values;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -30,7 +31,7 @@ impl FieldError {
 pub fn is_missing(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
-        Some(Value::String(s)) => keel_platform::http::input::is_blank(s),
+        Some(Value::String(s)) => keel_platform::values::is_blank(s),
         Some(_) => false,
     }
 }
@@ -47,66 +48,13 @@ fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
     Value::deserialize(d)
 }
 
-/// A string of at most `MAX` characters (presence is checked before).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Text<const MAX: usize>(String);
+/// A string of at most `MAX` characters, exactly as sent (presence, and so
+/// blankness, is checked before: [`require`]).
+pub type Text<const MAX: usize> = values::Text<MAX, values::Filled>;
 
-impl<const MAX: usize> Text<MAX> {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
-
-    /// A stored value, trusted as it is.
-    pub fn stored(s: String) -> Self {
-        Self(s)
-    }
-}
-
-impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match value(d)? {
-            Value::String(s) if s.chars().count() <= MAX => Ok(Self(s)),
-            Value::String(_) => Err(D::Error::custom(format!(
-                "must be at most {MAX} characters"
-            ))),
-            _ => Err(D::Error::custom("must be a string")),
-        }
-    }
-}
-
-/// A whole number from 0 to [`Count::MAX`] (`12` or `12.0`): a token count
+/// A whole number from 0 to 1,000,000,000 (`12` or `12.0`): a token count
 /// of one event. The bound keeps a day's sums far inside 64 bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Count(i64);
-
-impl Count {
-    pub const MAX: i64 = 1_000_000_000;
-
-    pub fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = value(d)?;
-        v.as_i64()
-            .or_else(|| {
-                v.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-                    .map(|f| f as i64)
-            })
-            .filter(|n| (0..=Self::MAX).contains(n))
-            .map(Self)
-            .ok_or_else(|| D::Error::custom("must be an integer from 0 to 1000000000"))
-    }
-}
+pub type Count = values::Whole<0, 1_000_000_000>;
 
 /// A number from 0 to [`Amount::MAX`] (a cost in USD of one event).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -216,7 +164,7 @@ mod tests {
 
     #[test]
     fn each_value_names_its_rule() {
-        assert_eq!(read::<Count>(json!(3.0)), Ok(Count(3)));
+        assert_eq!(read::<Count>(json!(3.0)).map(Count::get), Ok(3));
         assert_eq!(
             read::<Count>(json!(-1)).unwrap_err(),
             "must be an integer from 0 to 1000000000"

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use keel_platform::db::Db;
 use keel_platform::jobs::{Job, JobContext, JobError, JobRegistry};
 use keel_platform::sea_orm::sea_query::Expr;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use keel_platform::sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -26,6 +26,22 @@ pub struct DeliverAlert {
 impl Job for DeliverAlert {
     const KIND: &'static str = "usage_alerts.deliver";
     const MAX_ATTEMPTS: u32 = 8;
+}
+
+/// Enqueues the push of alert `alert_id` to one device, in the caller's
+/// transaction (the alert's own); once per alert and device.
+pub async fn enqueue<C: ConnectionTrait>(
+    conn: &C,
+    alert_id: &str,
+    device_token: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    let job = DeliverAlert {
+        alert_id: alert_id.to_owned(),
+        device_token: device_token.to_owned(),
+    };
+    let key = format!("ua:{alert_id}:{device_token}");
+    keel_platform::jobs::enqueue_unique(conn, &job, &key, now).await
 }
 
 /// Runs this job in this process.

@@ -104,7 +104,12 @@ pub async fn history(
         .filter(|o| *o <= MAX_OFFSET)
         .ok_or_else(|| error::invalid("offset", "must be at most 1000000000"))?;
     let mut body = Envelope::open(usize::try_from(limit).unwrap_or(0));
-    event::history_into(&state.db, (&me.user_id, limit, offset), &mut body).await?;
+    let page = event::HistoryPage {
+        user_id: &me.user_id,
+        limit,
+        offset,
+    };
+    event::history_into(&state.db, page, &mut body).await?;
     Ok(JsonBytes(body.close(limit, offset)))
 }
 

@@ -348,7 +348,7 @@ async fn deleting_the_account_removes_everything_and_counts_it() {
 #[tokio::test]
 async fn a_history_page_written_from_sqlite_rows_is_the_page_written_from_models() {
     use keel_platform::sea_orm::ConnectionTrait;
-    use keel_usage_alerts::domain::event::{page_inline, page_pooled};
+    use keel_usage_alerts::domain::event::{HistoryPage, page_inline, page_pooled};
     use keel_usage_alerts::routes::history::Envelope;
     let api = Api::start().await;
     let db = &api.app.platform().db;
@@ -392,12 +392,29 @@ async fn a_history_page_written_from_sqlite_rows_is_the_page_written_from_models
     }
     for (limit, offset) in [(500, 0), (50, 0), (50, 470), (50, 600), (0, 0)] {
         let mut inline = Envelope::open(0);
-        page_inline(db, ("u1", limit, offset), &mut inline).expect("read inline");
+        page_inline(
+            db,
+            HistoryPage {
+                user_id: "u1",
+                limit,
+                offset,
+            },
+            &mut inline,
+        )
+        .expect("read inline");
         let inline = inline.close(limit, offset);
         let mut pooled = Envelope::open(0);
-        page_pooled(db, ("u1", limit, offset), &mut pooled)
-            .await
-            .unwrap();
+        page_pooled(
+            db,
+            HistoryPage {
+                user_id: "u1",
+                limit,
+                offset,
+            },
+            &mut pooled,
+        )
+        .await
+        .unwrap();
         let pooled = pooled.close(limit, offset);
         assert_eq!(
             String::from_utf8_lossy(&inline),

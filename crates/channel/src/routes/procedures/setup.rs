@@ -6,10 +6,11 @@ use utoipa::ToSchema;
 use super::Ctx;
 use crate::auth::session_cookie;
 use crate::domain::owner::{self, Setup};
-use crate::domain::values::{Email, NewPassword, Text};
+use crate::domain::values::{Email, NewPassword};
 use crate::error::Error;
 use crate::trpc::{Access, Context, Kind, Procedures, no_input};
 use keel_platform::guard::Door;
+use keel_platform::values::{NotBlank, Text, Trimmed};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -39,11 +40,11 @@ pub struct SetupInput {
     /// 10 to 200 characters, not one of the commonly used passwords.
     #[schema(value_type = String, format = Password, min_length = 10, max_length = 200)]
     pub password: NewPassword,
-    #[schema(value_type = String, max_length = 120, pattern = r"\S")]
-    pub title: Text<1, 120>,
+    #[schema(inline)]
+    pub title: Text<120, NotBlank>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 2000)]
-    pub description: Option<Text<0, 2000>>,
+    #[schema(inline)]
+    pub description: Option<Text<2000, Trimmed>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -3,16 +3,12 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
-use keel_platform::sea_orm::sea_query::Expr;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{Acknowledged, Ctx};
 use crate::domain::channel;
 use crate::domain::live::{self, LiveStatus};
-use crate::entity::channel_config;
 use crate::error::{self, Error};
 use crate::getstream::{ANONYMOUS, CALL_TYPE};
 use crate::routes::auth::limited;
@@ -76,23 +72,7 @@ async fn provision(ctx: Ctx) -> Result<Provisioned, Error> {
     let call = s.get_or_create_call().await?;
     let chat = s.get_or_create_chat().await?;
     let rtmps = call.rtmp_address.ok_or_else(error::no_ingest_address)?;
-    channel_config::Entity::update_many()
-        .col_expr(
-            channel_config::Column::StreamCallId,
-            Expr::value(s.call_id()),
-        )
-        .col_expr(
-            channel_config::Column::ChatChannelCid,
-            Expr::value(chat.as_str()),
-        )
-        .col_expr(
-            channel_config::Column::RtmpsUrl,
-            Expr::value(rtmps.as_str()),
-        )
-        .col_expr(channel_config::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(channel_config::Column::Id.eq(channel_config::ID))
-        .exec(ctx.state.platform.db.write())
-        .await?;
+    channel::set_stream(&ctx.state.platform.db, s.call_id(), &chat, &rtmps).await?;
     ctx.info_changed();
     Ok(Provisioned {
         stream_call_id: s.call_id().to_owned(),
@@ -135,7 +115,8 @@ async fn end(ctx: Ctx) -> Result<LiveStatus, Error> {
 async fn viewer_token(ctx: Ctx) -> Result<ViewerToken, Error> {
     limited(
         &ctx.state,
-        ("channel:viewer-token:ip", &ctx.peer.to_string()),
+        "channel:viewer-token:ip",
+        &ctx.peer.to_string(),
         ctx.state.cfg.viewer_tokens_per_minute,
         "Too many viewer tokens asked for; try again in a minute",
     )

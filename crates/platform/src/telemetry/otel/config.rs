@@ -48,7 +48,8 @@ pub struct OtelConfig {
 /// the name of the one read (for its errors).
 fn either(
     get: &impl Fn(&str) -> Option<String>,
-    (traces_only, every_signal): (&'static str, &'static str),
+    traces_only: &'static str,
+    every_signal: &'static str,
 ) -> Option<(&'static str, String)> {
     get(traces_only)
         .map(|v| (traces_only, v))
@@ -114,10 +115,8 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     }
     let gzip = match either(
         &get,
-        (
-            "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-            "OTEL_EXPORTER_OTLP_COMPRESSION",
-        ),
+        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+        "OTEL_EXPORTER_OTLP_COMPRESSION",
     ) {
         Some((name, v)) => compression(name, &v)?,
         None => false,

@@ -93,7 +93,8 @@ fn canonical(v: &Value) -> String {
 /// than [`KEPT`] first.
 pub async fn claim(
     txn: &DatabaseTransaction,
-    (user_id, key): (i64, &IdempotencyKey),
+    user_id: i64,
+    key: &IdempotencyKey,
     fingerprint: &str,
     send_id: &str,
 ) -> Result<Claimed, DbErr> {
@@ -152,7 +153,8 @@ pub async fn purge_expired(
 /// Records the first answer's status under `key` (same transaction).
 pub async fn settle(
     txn: &DatabaseTransaction,
-    (user_id, key): (i64, &IdempotencyKey),
+    user_id: i64,
+    key: &IdempotencyKey,
     status: SendStatus,
 ) -> Result<(), DbErr> {
     let status = serde_json::to_value(status)

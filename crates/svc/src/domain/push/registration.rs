@@ -71,14 +71,9 @@ impl Registration {
     /// Checks a registration given as fields (a row of a device import),
     /// naming the field at fault as the body's extractor does.
     pub fn parse(body: &Map<String, Value>) -> Result<Self, ParamError> {
-        keel_platform::http::input::from_value::<RegistrationBody>(Value::Object(body.clone()))
+        keel_platform::values::read::<RegistrationBody>(Value::Object(body.clone()))
             .map(Self::from)
-            .map_err(|e| match e {
-                keel_platform::http::input::InputError::Field { path, problem } => {
-                    crate::domain::params::from_field(&path, &problem)
-                }
-                keel_platform::http::input::InputError::Body(p) => invalid("body", &p.message()),
-            })
+            .map_err(|f| crate::domain::params::from_field(&f.path, &f.problem))
     }
 }
 

@@ -103,14 +103,8 @@ impl<'de> Deserialize<'de> for Target {
         if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(D::Error::custom(format!("has an unknown filter {k:?}")));
         }
-        let f: Filters = keel_platform::http::input::from_value(Value::Object(o)).map_err(|e| {
-            D::Error::custom(match e {
-                keel_platform::http::input::InputError::Field { path, problem } => {
-                    format!("{path} {problem}")
-                }
-                keel_platform::http::input::InputError::Body(p) => p.message(),
-            })
-        })?;
+        let f: Filters = keel_platform::values::read(Value::Object(o))
+            .map_err(|f| D::Error::custom(format!("{} {}", f.path, f.problem)))?;
         Ok(Self {
             device_type: f.device_type,
             locale: f.locale.0,
@@ -162,8 +156,8 @@ pub struct SendRequest {
 impl From<SendBody> for SendRequest {
     fn from(b: SendBody) -> Self {
         Self {
-            title: b.title.0,
-            body: b.body.0,
+            title: b.title.into_string(),
+            body: b.body.into_string(),
             data: b.data.map(|d| d.0),
             target: b.target,
             send_at: b.send_at.map(|m| m.0),

@@ -53,6 +53,11 @@ fn device_filter(target: &Target) -> keel_platform::sea_orm::Condition {
     c
 }
 
+/// The send `id`, if there is one.
+pub async fn find(db: &Db, id: &str) -> Result<Option<push_send::Model>, DbErr> {
+    push_send::Entity::find_by_id(id).one(db.read()).await
+}
+
 /// How many devices a send with `target` would reach if it were made now.
 pub async fn recipients(db: &Db, target: &Target) -> Result<u64, DbErr> {
     push_device::Entity::find()
@@ -93,7 +98,8 @@ pub struct Created {
 pub async fn create(
     db: &Db,
     req: SendRequest,
-    (user_id, key): (i64, Option<&IdempotencyKey>),
+    user_id: i64,
+    key: Option<&IdempotencyKey>,
 ) -> Result<Created, SendError> {
     let now = Utc::now();
     let send_at = req.send_at.filter(|t| *t > now).unwrap_or(now);
@@ -101,7 +107,7 @@ pub async fn create(
     let txn = db.begin_write().await?;
     if let Some(key) = key {
         let print = idempotency::fingerprint(&req);
-        match idempotency::claim(&txn, (user_id, key), &print, &id).await? {
+        match idempotency::claim(&txn, user_id, key, &print, &id).await? {
             Claimed::Fresh => {}
             Claimed::Mismatch => return Err(SendError::KeyReused),
             Claimed::Replay { send_id, status } => {
@@ -176,7 +182,7 @@ pub async fn create(
     };
     let status = progress::status_of(&saved, &fresh, now);
     if let Some(key) = key {
-        idempotency::settle(&txn, (user_id, key), status).await?;
+        idempotency::settle(&txn, user_id, key, status).await?;
     }
     txn.commit().await?;
     if at_once {
