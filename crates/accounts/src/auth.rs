@@ -7,10 +7,9 @@ use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, USER_AGENT};
 use axum::http::request::Parts;
 use keel_platform::observe::{Phase, timed};
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::domain::sessions::{self, Client};
-use crate::entity::{session, user};
+use crate::entity::user;
 use crate::error::{self, Error};
 use crate::id::{SessionId, UserId};
 use crate::identity::cache::SharedEpoch;
@@ -88,18 +87,8 @@ async fn load(
     } else {
         None
     };
-    // A short read: on PostgreSQL outside the pool (no acquire, no test
-    // of the connection given back), as every authenticated request makes.
-    let found = state
-        .db()
-        .one_short_pair(
-            session::Entity::find_by_id(session_id)
-                .filter(session::Column::UserId.eq(user_id))
-                .filter(sessions::live_now())
-                .find_also_related(user::Entity),
-        )
-        .await?;
-    let Some((s, Some(u))) = found else {
+    let found = sessions::live_with_user(state.db(), session_id, user_id).await?;
+    let Some((s, u)) = found else {
         return Err(error::session_ended());
     };
     let u = Arc::new(u);

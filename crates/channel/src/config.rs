@@ -6,6 +6,33 @@ use croner::Cron;
 use keel_platform::config::{ConfigError, Secret, Source};
 use url::Url;
 
+// The names of the variables read here.
+const BTTV_URL: &str = "KEEL_BTTV_URL";
+const CHANNEL_ALLOWED_ORIGINS: &str = "KEEL_CHANNEL_ALLOWED_ORIGINS";
+const CHANNEL_API_ADDR: &str = "KEEL_CHANNEL_API_ADDR";
+const CHANNEL_API_URL: &str = "KEEL_CHANNEL_API_URL";
+const CHANNEL_CALL_ID: &str = "KEEL_CHANNEL_CALL_ID";
+const CHANNEL_COOKIE_DOMAIN: &str = "KEEL_CHANNEL_COOKIE_DOMAIN";
+const CHANNEL_EMOTE_CRON: &str = "KEEL_CHANNEL_EMOTE_CRON";
+const CHANNEL_LIVE_NOTIFY_DELAY_SECS: &str = "KEEL_CHANNEL_LIVE_NOTIFY_DELAY_SECS";
+const CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS: &str = "KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS";
+const CHANNEL_LIVE_WEBHOOK_URL: &str = "KEEL_CHANNEL_LIVE_WEBHOOK_URL";
+const CHANNEL_MEDIA_ORIGINS: &str = "KEEL_CHANNEL_MEDIA_ORIGINS";
+const CHANNEL_PROXY_TIMEOUT_SECS: &str = "KEEL_CHANNEL_PROXY_TIMEOUT_SECS";
+const CHANNEL_PUBLIC_URL: &str = "KEEL_CHANNEL_PUBLIC_URL";
+const CHANNEL_SAMPLER_CRON: &str = "KEEL_CHANNEL_SAMPLER_CRON";
+const CHANNEL_SESSION_TTL_SECS: &str = "KEEL_CHANNEL_SESSION_TTL_SECS";
+const CHANNEL_SETUP_CODE: &str = "KEEL_CHANNEL_SETUP_CODE";
+const CHANNEL_TRPC_MAX_BATCH: &str = "KEEL_CHANNEL_TRPC_MAX_BATCH";
+const CHANNEL_TRPC_TRANSFORMER: &str = "KEEL_CHANNEL_TRPC_TRANSFORMER";
+const CHANNEL_TWITCH_ID: &str = "KEEL_CHANNEL_TWITCH_ID";
+const CHANNEL_VIEWER_TOKENS_PER_MINUTE: &str = "KEEL_CHANNEL_VIEWER_TOKENS_PER_MINUTE";
+const FFZ_URL: &str = "KEEL_FFZ_URL";
+const STREAM_API_KEY: &str = "KEEL_STREAM_API_KEY";
+const STREAM_API_SECRET: &str = "KEEL_STREAM_API_SECRET";
+const STREAM_URL: &str = "KEEL_STREAM_URL";
+const VAR_7TV_URL: &str = "KEEL_7TV_URL";
+
 /// The streaming provider (GetStream) credentials; each may be missing, and
 /// the procedures that need them answer PRECONDITION_FAILED naming them.
 #[derive(Debug, Clone)]
@@ -23,10 +50,10 @@ impl StreamConfig {
     pub fn missing(&self) -> Vec<&'static str> {
         let mut m = Vec::new();
         if self.api_key.is_none() {
-            m.push("KEEL_STREAM_API_KEY");
+            m.push(STREAM_API_KEY);
         }
         if self.api_secret.is_none() {
-            m.push("KEEL_STREAM_API_SECRET");
+            m.push(STREAM_API_SECRET);
         }
         m
     }
@@ -144,19 +171,19 @@ fn positive(src: &Source, name: &str, default: usize) -> Result<usize, ConfigErr
 
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let public_url = url(src, "KEEL_CHANNEL_PUBLIC_URL", "http://127.0.0.1:8083")?;
-        let transformer = src.string_or("KEEL_CHANNEL_TRPC_TRANSFORMER", "json");
+        let public_url = url(src, CHANNEL_PUBLIC_URL, "http://127.0.0.1:8083")?;
+        let transformer = src.string_or(CHANNEL_TRPC_TRANSFORMER, "json");
         let superjson = match transformer.as_str() {
             "json" => false,
             "superjson" => true,
             other => {
                 return Err(ConfigError::invalid(
-                    "KEEL_CHANNEL_TRPC_TRANSFORMER",
+                    CHANNEL_TRPC_TRANSFORMER,
                     format!("must be json or superjson (got {other:?})"),
                 ));
             }
         };
-        let call_id = src.string_or("KEEL_CHANNEL_CALL_ID", "channel");
+        let call_id = src.string_or(CHANNEL_CALL_ID, "channel");
         if call_id.is_empty()
             || call_id.len() > 64
             || !call_id
@@ -164,67 +191,57 @@ impl Config {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         {
             return Err(ConfigError::invalid(
-                "KEEL_CHANNEL_CALL_ID",
+                CHANNEL_CALL_ID,
                 "must be 1 to 64 of a-z A-Z 0-9 _ -",
             ));
         }
         Ok(Self {
             public_url,
-            allowed_origins: src.list("KEEL_CHANNEL_ALLOWED_ORIGINS"),
-            cookie_domain: src.get("KEEL_CHANNEL_COOKIE_DOMAIN").map(str::to_owned),
+            allowed_origins: src.list(CHANNEL_ALLOWED_ORIGINS),
+            cookie_domain: src.get(CHANNEL_COOKIE_DOMAIN).map(str::to_owned),
             session_ttl: src.secs_or(
-                "KEEL_CHANNEL_SESSION_TTL_SECS",
+                CHANNEL_SESSION_TTL_SECS,
                 Duration::from_secs(30 * 24 * 3600),
             )?,
-            setup_code: src.secret("KEEL_CHANNEL_SETUP_CODE"),
+            setup_code: src.secret(CHANNEL_SETUP_CODE),
             superjson,
-            max_batch: positive(src, "KEEL_CHANNEL_TRPC_MAX_BATCH", 16)?,
+            max_batch: positive(src, CHANNEL_TRPC_MAX_BATCH, 16)?,
             viewer_tokens_per_minute: u64::try_from(positive(
                 src,
-                "KEEL_CHANNEL_VIEWER_TOKENS_PER_MINUTE",
+                CHANNEL_VIEWER_TOKENS_PER_MINUTE,
                 120,
             )?)
             .unwrap_or(u64::MAX),
             stream: StreamConfig {
-                api_key: src.get("KEEL_STREAM_API_KEY").map(str::to_owned),
-                api_secret: src.secret("KEEL_STREAM_API_SECRET"),
-                url: url(src, "KEEL_STREAM_URL", "https://chat.stream-io-api.com")?
+                api_key: src.get(STREAM_API_KEY).map(str::to_owned),
+                api_secret: src.secret(STREAM_API_SECRET),
+                url: url(src, STREAM_URL, "https://chat.stream-io-api.com")?
                     .as_str()
                     .trim_end_matches('/')
                     .to_owned(),
                 call_id,
             },
             emotes: EmoteConfig {
-                twitch_id: src.get("KEEL_CHANNEL_TWITCH_ID").map(str::to_owned),
-                seventv_url: base(src, "KEEL_7TV_URL", "https://7tv.io")?,
-                bttv_url: base(src, "KEEL_BTTV_URL", "https://api.betterttv.net")?,
-                ffz_url: base(src, "KEEL_FFZ_URL", "https://api.frankerfacez.com")?,
+                twitch_id: src.get(CHANNEL_TWITCH_ID).map(str::to_owned),
+                seventv_url: base(src, VAR_7TV_URL, "https://7tv.io")?,
+                bttv_url: base(src, BTTV_URL, "https://api.betterttv.net")?,
+                ffz_url: base(src, FFZ_URL, "https://api.frankerfacez.com")?,
             },
             notify: NotifyConfig {
-                webhook_url: discord_webhook(src, "KEEL_CHANNEL_LIVE_WEBHOOK_URL")?,
-                delay: src.secs_or("KEEL_CHANNEL_LIVE_NOTIFY_DELAY_SECS", Duration::ZERO)?,
-                skip_within: src
-                    .secs_or("KEEL_CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS", Duration::ZERO)?,
+                webhook_url: discord_webhook(src, CHANNEL_LIVE_WEBHOOK_URL)?,
+                delay: src.secs_or(CHANNEL_LIVE_NOTIFY_DELAY_SECS, Duration::ZERO)?,
+                skip_within: src.secs_or(CHANNEL_LIVE_NOTIFY_SKIP_WITHIN_SECS, Duration::ZERO)?,
             },
-            emote_cron: keel_platform::jobs::cron::var(
-                src,
-                "KEEL_CHANNEL_EMOTE_CRON",
-                "0 */12 * * *",
-            )?,
-            sampler_cron: keel_platform::jobs::cron::var(
-                src,
-                "KEEL_CHANNEL_SAMPLER_CRON",
-                "* * * * *",
-            )?,
-            api_url: match src.get("KEEL_CHANNEL_API_URL") {
+            emote_cron: keel_platform::jobs::cron::var(src, CHANNEL_EMOTE_CRON, "0 */12 * * *")?,
+            sampler_cron: keel_platform::jobs::cron::var(src, CHANNEL_SAMPLER_CRON, "* * * * *")?,
+            api_url: match src.get(CHANNEL_API_URL) {
                 None => None,
-                Some(_) => Some(url(src, "KEEL_CHANNEL_API_URL", "")?),
+                Some(_) => Some(url(src, CHANNEL_API_URL, "")?),
             },
             web: WebConfig {
-                proxy_timeout: src
-                    .secs_or("KEEL_CHANNEL_PROXY_TIMEOUT_SECS", Duration::from_secs(25))?,
+                proxy_timeout: src.secs_or(CHANNEL_PROXY_TIMEOUT_SECS, Duration::from_secs(25))?,
                 media_origins: {
-                    let l = src.list("KEEL_CHANNEL_MEDIA_ORIGINS");
+                    let l = src.list(CHANNEL_MEDIA_ORIGINS);
                     if l.is_empty() {
                         DEFAULT_MEDIA_ORIGINS
                             .iter()
@@ -234,7 +251,7 @@ impl Config {
                         l
                     }
                 },
-                api_addr: src.string_or("KEEL_CHANNEL_API_ADDR", "127.0.0.1:8084"),
+                api_addr: src.string_or(CHANNEL_API_ADDR, "127.0.0.1:8084"),
             },
         })
     }

@@ -31,6 +31,10 @@ use crate::domain::setup_code::Issued;
 use crate::getstream::GetStream;
 use crate::state::{AppState, Inner};
 
+// The names of the variables read here.
+const CHANNEL_API_ADDR: &str = "KEEL_CHANNEL_API_ADDR";
+const CHANNEL_WEB_ADDR: &str = "KEEL_CHANNEL_WEB_ADDR";
+
 pub const WEB: &str = "channel-web";
 pub const API: &str = "channel-api";
 
@@ -38,7 +42,7 @@ pub const API: &str = "channel-api";
 pub static WEB_SERVICE: HttpService = HttpService {
     name: WEB,
     listener: Listener {
-        var: "KEEL_CHANNEL_WEB_ADDR",
+        var: CHANNEL_WEB_ADDR,
         default: "127.0.0.1:8083",
     },
     migrations: &MIGRATIONS,
@@ -51,7 +55,7 @@ pub static WEB_SERVICE: HttpService = HttpService {
 pub static API_SERVICE: HttpService = HttpService {
     name: API,
     listener: Listener {
-        var: "KEEL_CHANNEL_API_ADDR",
+        var: CHANNEL_API_ADDR,
         default: "127.0.0.1:8084",
     },
     migrations: &MIGRATIONS,

@@ -13,6 +13,10 @@ use keel_platform::copy::{self, Plan, Progress};
 
 use crate::services;
 
+// The names of the variables read here.
+const ACCOUNTS_JWT_SECRET: &str = "KEEL_ACCOUNTS_JWT_SECRET";
+const SECRET_KEY: &str = "KEEL_SECRET_KEY";
+
 /// Copies `from` (the configured database when none) to `to`.
 pub async fn run(
     src: &Source,
@@ -89,8 +93,8 @@ pub fn keys_to_carry(src: &Source, data_dir: &Path) -> Vec<String> {
         "keys: sealed two-factor secrets and signed tokens need the same keys on the target's deployment:".to_owned(),
     ];
     for (var, file) in [
-        ("KEEL_SECRET_KEY", "secret.key"),
-        ("KEEL_ACCOUNTS_JWT_SECRET", "accounts-jwt.key"),
+        (SECRET_KEY, "secret.key"),
+        (ACCOUNTS_JWT_SECRET, "accounts-jwt.key"),
     ] {
         let path = data_dir.join(file);
         let line = if src.get(var).is_some() {

@@ -26,6 +26,9 @@ use tokio_util::sync::CancellationToken;
 use early::Early;
 pub use running::{Listening, RunError, Running};
 
+// The names of the variables read here.
+const METRICS_ADDR: &str = "KEEL_METRICS_ADDR";
+
 /// Starts the named services (all when none), in seven phases:
 ///
 /// 1. configuration: the platform's and each service's, read and checked
@@ -47,7 +50,7 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         .map(|s| (s.configure)(src))
         .collect::<Result<Vec<_>, _>>()?;
     let listeners = bind_services(src, &services).await?;
-    let metrics = bind("KEEL_METRICS_ADDR", &cfg.metrics_addr).await?;
+    let metrics = bind(METRICS_ADDR, &cfg.metrics_addr).await?;
     let startup = http::Startup::new("opening the database");
     let early = Early::serve(
         &services,
@@ -205,7 +208,7 @@ async fn serve(
                 .map_err(|e| RunError::Serve(name, e))
         });
     }
-    let metrics_addr = local_addr("KEEL_METRICS_ADDR", &metrics)?;
+    let metrics_addr = local_addr(METRICS_ADDR, &metrics)?;
     let token = shutdown.clone();
     let sampler = platform.metrics_sampler(&tasks, registry.kinds());
     servers.spawn(async move {

@@ -14,6 +14,9 @@ use subtle::ConstantTimeEq;
 
 use crate::config::{ConfigError, PlatformConfig, Source};
 
+// The names of the variables read here.
+const SECRET_KEY: &str = "KEEL_SECRET_KEY";
+
 /// Installs the process-wide TLS crypto provider (AWS-LC, the one crypto
 /// stack: rustls for outbound HTTPS, SMTP, PostgreSQL and the trace
 /// exporter). Idempotent.
@@ -53,9 +56,9 @@ impl SecretBox {
     pub fn from_config(cfg: &PlatformConfig) -> Result<Self, ConfigError> {
         let mut src = Source::default();
         if let Some(k) = &cfg.secret_key {
-            src.set("KEEL_SECRET_KEY", k.expose());
+            src.set(SECRET_KEY, k.expose());
         }
-        let key = key_from_config(&src, "KEEL_SECRET_KEY", &cfg.data_dir.join("secret.key"))?;
+        let key = key_from_config(&src, SECRET_KEY, &cfg.data_dir.join("secret.key"))?;
         Ok(Self::new(&key))
     }
 

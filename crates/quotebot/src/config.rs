@@ -12,6 +12,27 @@ use keel_platform::config::{
 };
 use url::Url;
 
+// The names of the variables read here.
+const CHAT_APPLICATION_BOT_TOKEN: &str = "CHAT_APPLICATION_BOT_TOKEN";
+const DATABASE_URL: &str = "DATABASE_URL";
+const DISCORD_API_URL: &str = "KEEL_DISCORD_API_URL";
+const MAIN_CHANNEL_ID: &str = "MAIN_CHANNEL_ID";
+const OWNER_ID: &str = "OWNER_ID";
+const QUOTEBOT_DEATH_LIMIT: &str = "KEEL_QUOTEBOT_DEATH_LIMIT";
+const QUOTEBOT_DEATH_WINDOW_MS: &str = "KEEL_QUOTEBOT_DEATH_WINDOW_MS";
+const QUOTEBOT_FATAL_WAIT_MS: &str = "KEEL_QUOTEBOT_FATAL_WAIT_MS";
+const QUOTEBOT_KILL_TIMEOUT_MS: &str = "KEEL_QUOTEBOT_KILL_TIMEOUT_MS";
+const QUOTEBOT_LOOKUP_ATTEMPTS: &str = "KEEL_QUOTEBOT_LOOKUP_ATTEMPTS";
+const QUOTEBOT_LOOKUP_BACKOFF_MS: &str = "KEEL_QUOTEBOT_LOOKUP_BACKOFF_MS";
+const QUOTEBOT_LOOKUP_MAX_WAIT_MS: &str = "KEEL_QUOTEBOT_LOOKUP_MAX_WAIT_MS";
+const QUOTEBOT_PARENT_WATCHDOG_MS: &str = "KEEL_QUOTEBOT_PARENT_WATCHDOG_MS";
+const QUOTEBOT_PRESENCE_EVERY_MS: &str = "KEEL_QUOTEBOT_PRESENCE_EVERY_MS";
+const QUOTEBOT_READY_TIMEOUT_MS: &str = "KEEL_QUOTEBOT_READY_TIMEOUT_MS";
+const QUOTEBOT_SCHEDULE_EVERY_MS: &str = "KEEL_QUOTEBOT_SCHEDULE_EVERY_MS";
+const QUOTEBOT_SHARD_WATCHDOG_MS: &str = "KEEL_QUOTEBOT_SHARD_WATCHDOG_MS";
+const QUOTEBOT_SPAWN_DELAY_MS: &str = "KEEL_QUOTEBOT_SPAWN_DELAY_MS";
+const REDIS_URL: &str = "REDIS_URL";
+
 /// What every command needs: PostgreSQL and the migration settings.
 #[derive(Debug, Clone)]
 pub struct DbConfig {
@@ -21,10 +42,10 @@ pub struct DbConfig {
 
 impl DbConfig {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let url = src.required("DATABASE_URL")?;
+        let url = src.required(DATABASE_URL)?;
         if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
             return Err(ConfigError::invalid(
-                "DATABASE_URL",
+                DATABASE_URL,
                 "quotebot runs on PostgreSQL only: expected a postgres:// URL",
             ));
         }
@@ -85,19 +106,19 @@ impl Timing {
     fn from_source(src: &Source) -> Result<Self, ConfigError> {
         let ms = |name: &str, default: u64| src.millis_or(name, Duration::from_millis(default));
         Ok(Self {
-            spawn_delay: ms("KEEL_QUOTEBOT_SPAWN_DELAY_MS", 5_500)?,
-            ready_timeout: ms("KEEL_QUOTEBOT_READY_TIMEOUT_MS", 30_000)?,
-            fatal_wait: ms("KEEL_QUOTEBOT_FATAL_WAIT_MS", 15_000)?,
-            shard_watchdog: ms("KEEL_QUOTEBOT_SHARD_WATCHDOG_MS", 20_000)?,
-            kill_timeout: ms("KEEL_QUOTEBOT_KILL_TIMEOUT_MS", 22_000)?,
-            parent_watchdog: ms("KEEL_QUOTEBOT_PARENT_WATCHDOG_MS", 30_000)?,
-            death_limit: src.parse_or("KEEL_QUOTEBOT_DEATH_LIMIT", 5)?,
-            death_window: ms("KEEL_QUOTEBOT_DEATH_WINDOW_MS", 15 * 60 * 1000)?,
-            lookup_attempts: src.parse_or("KEEL_QUOTEBOT_LOOKUP_ATTEMPTS", 5)?,
-            lookup_backoff: ms("KEEL_QUOTEBOT_LOOKUP_BACKOFF_MS", 1_000)?,
-            lookup_max_wait: ms("KEEL_QUOTEBOT_LOOKUP_MAX_WAIT_MS", 60_000)?,
-            schedule_every: ms("KEEL_QUOTEBOT_SCHEDULE_EVERY_MS", 30_000)?,
-            presence_every: ms("KEEL_QUOTEBOT_PRESENCE_EVERY_MS", 300_000)?,
+            spawn_delay: ms(QUOTEBOT_SPAWN_DELAY_MS, 5_500)?,
+            ready_timeout: ms(QUOTEBOT_READY_TIMEOUT_MS, 30_000)?,
+            fatal_wait: ms(QUOTEBOT_FATAL_WAIT_MS, 15_000)?,
+            shard_watchdog: ms(QUOTEBOT_SHARD_WATCHDOG_MS, 20_000)?,
+            kill_timeout: ms(QUOTEBOT_KILL_TIMEOUT_MS, 22_000)?,
+            parent_watchdog: ms(QUOTEBOT_PARENT_WATCHDOG_MS, 30_000)?,
+            death_limit: src.parse_or(QUOTEBOT_DEATH_LIMIT, 5)?,
+            death_window: ms(QUOTEBOT_DEATH_WINDOW_MS, 15 * 60 * 1000)?,
+            lookup_attempts: src.parse_or(QUOTEBOT_LOOKUP_ATTEMPTS, 5)?,
+            lookup_backoff: ms(QUOTEBOT_LOOKUP_BACKOFF_MS, 1_000)?,
+            lookup_max_wait: ms(QUOTEBOT_LOOKUP_MAX_WAIT_MS, 60_000)?,
+            schedule_every: ms(QUOTEBOT_SCHEDULE_EVERY_MS, 30_000)?,
+            presence_every: ms(QUOTEBOT_PRESENCE_EVERY_MS, 300_000)?,
         })
     }
 }
@@ -122,29 +143,29 @@ pub struct Config {
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
         let db = DbConfig::from_source(src)?;
-        let redis = src.required("REDIS_URL")?;
+        let redis = src.required(REDIS_URL)?;
         if !(redis.starts_with("redis://") || redis.starts_with("rediss://")) {
             return Err(ConfigError::invalid(
-                "REDIS_URL",
+                REDIS_URL,
                 "expected a redis:// or rediss:// URL",
             ));
         }
         let token = src
-            .secret("CHAT_APPLICATION_BOT_TOKEN")
-            .ok_or_else(|| ConfigError::missing("CHAT_APPLICATION_BOT_TOKEN"))?;
+            .secret(CHAT_APPLICATION_BOT_TOKEN)
+            .ok_or_else(|| ConfigError::missing(CHAT_APPLICATION_BOT_TOKEN))?;
         if token.expose().trim().contains(char::is_whitespace) {
             return Err(ConfigError::invalid(
-                "CHAT_APPLICATION_BOT_TOKEN",
+                CHAT_APPLICATION_BOT_TOKEN,
                 "must not contain spaces",
             ));
         }
-        let raw_api = src.string_or("KEEL_DISCORD_API_URL", "https://discord.com");
+        let raw_api = src.string_or(DISCORD_API_URL, "https://discord.com");
         let discord_api = Url::parse(&raw_api)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
             .ok_or_else(|| {
                 ConfigError::invalid(
-                    "KEEL_DISCORD_API_URL",
+                    DISCORD_API_URL,
                     format!("expected an http(s) URL (got {raw_api:?})"),
                 )
             })?;
@@ -152,8 +173,8 @@ impl Config {
             db,
             redis_url: Secret::new(redis),
             token,
-            owner_id: snowflake(src, "OWNER_ID")?,
-            main_channel_id: snowflake(src, "MAIN_CHANNEL_ID")?,
+            owner_id: snowflake(src, OWNER_ID)?,
+            main_channel_id: snowflake(src, MAIN_CHANNEL_ID)?,
             port: src.parse_or("PORT", 3000)?,
             host: src.parse("HOST")?,
             discord_api,

@@ -33,13 +33,16 @@ use crate::domain::settings::SettingsStore;
 use crate::domain::{hooks, push, site};
 use crate::state::{AppState, Inner};
 
+// The names of the variables read here.
+const SVC_ADDR: &str = "KEEL_SVC_ADDR";
+
 pub const NAME: &str = "svc";
 
 /// The svc service, as the process sees it.
 pub static SERVICE: HttpService = HttpService {
     name: NAME,
     listener: Listener {
-        var: "KEEL_SVC_ADDR",
+        var: SVC_ADDR,
         default: "127.0.0.1:8085",
     },
     migrations: &MIGRATIONS,

@@ -14,6 +14,10 @@ use tokio::sync::Mutex;
 use crate::config::{ApnsConfig, ApnsCredentials};
 use crate::domain::values::Platform;
 
+// The names of the variables read here.
+const APNS_CA_CERT: &str = "KEEL_APNS_CA_CERT";
+const APNS_KEY_PATH: &str = "KEEL_APNS_KEY_PATH";
+
 /// Where a push goes.
 pub struct Target<'a> {
     pub device_token: &'a str,
@@ -66,25 +70,22 @@ impl ApnsClient {
             return Ok(None);
         };
         let pem = std::fs::read(&creds.key_path).map_err(|e| {
-            ConfigError::invalid(
-                "KEEL_APNS_KEY_PATH",
-                format!("{}: {e}", creds.key_path.display()),
-            )
+            ConfigError::invalid(APNS_KEY_PATH, format!("{}: {e}", creds.key_path.display()))
         })?;
         let key = EncodingKey::from_ec_pem(&pem).map_err(|e| {
-            ConfigError::invalid("KEEL_APNS_KEY_PATH", format!("not an ES256 .p8 key: {e}"))
+            ConfigError::invalid(APNS_KEY_PATH, format!("not an ES256 .p8 key: {e}"))
         })?;
         let mut builder = reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(600));
         if let Some(ca) = &cfg.ca_cert {
             let pem = std::fs::read(ca).map_err(|e| {
-                ConfigError::invalid("KEEL_APNS_CA_CERT", format!("{}: {e}", ca.display()))
+                ConfigError::invalid(APNS_CA_CERT, format!("{}: {e}", ca.display()))
             })?;
             let cert = reqwest::Certificate::from_pem(&pem)
-                .map_err(|e| ConfigError::invalid("KEEL_APNS_CA_CERT", e.to_string()))?;
+                .map_err(|e| ConfigError::invalid(APNS_CA_CERT, e.to_string()))?;
             builder = builder.tls_certs_only([cert]);
         }
         let http = HttpClient::with_builder(outbound, builder)
-            .map_err(|e| ConfigError::invalid("KEEL_APNS_CA_CERT", e.to_string()))?;
+            .map_err(|e| ConfigError::invalid(APNS_CA_CERT, e.to_string()))?;
         Ok(Some(Self {
             http,
             creds,

@@ -5,6 +5,23 @@ use std::time::Duration;
 
 use keel_platform::config::{ConfigError, Source, addr};
 
+// The names of the variables read here.
+const APNS_CA_CERT: &str = "KEEL_APNS_CA_CERT";
+const APNS_KEY_ID: &str = "KEEL_APNS_KEY_ID";
+const APNS_KEY_PATH: &str = "KEEL_APNS_KEY_PATH";
+const APNS_SANDBOX_URL: &str = "KEEL_APNS_SANDBOX_URL";
+const APNS_TEAM_ID: &str = "KEEL_APNS_TEAM_ID";
+const APNS_TOKEN_TTL_SECS: &str = "KEEL_APNS_TOKEN_TTL_SECS";
+const APNS_TOPIC: &str = "KEEL_APNS_TOPIC";
+const APNS_URL: &str = "KEEL_APNS_URL";
+const APNS_WATCHOS_TOPIC: &str = "KEEL_APNS_WATCHOS_TOPIC";
+const APPLE_AUDIENCES: &str = "KEEL_APPLE_AUDIENCES";
+const APPLE_ISSUER: &str = "KEEL_APPLE_ISSUER";
+const APPLE_JWKS_MAX_AGE_SECS: &str = "KEEL_APPLE_JWKS_MAX_AGE_SECS";
+const APPLE_JWKS_URL: &str = "KEEL_APPLE_JWKS_URL";
+const USAGE_ALERTS_ADDR: &str = "KEEL_USAGE_ALERTS_ADDR";
+const USAGE_ALERTS_ENV: &str = "KEEL_USAGE_ALERTS_ENV";
+
 /// Where usage-alerts listens unless `KEEL_USAGE_ALERTS_ADDR` says.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8082";
 
@@ -65,33 +82,33 @@ pub struct Config {
 
 impl Config {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let chosen = src.get("KEEL_USAGE_ALERTS_ENV");
+        let chosen = src.get(USAGE_ALERTS_ENV);
         let environment = match chosen.map(str::to_ascii_lowercase).as_deref() {
             None | Some("development") => Environment::Development,
             Some("production") => Environment::Production,
             Some(other) => {
                 return Err(ConfigError::invalid(
-                    "KEEL_USAGE_ALERTS_ENV",
+                    USAGE_ALERTS_ENV,
                     format!("expected development or production, got {other:?}"),
                 ));
             }
         };
-        let listen = addr(src, "KEEL_USAGE_ALERTS_ADDR", DEFAULT_ADDR)?;
+        let listen = addr(src, USAGE_ALERTS_ADDR, DEFAULT_ADDR)?;
         let exposed = !listen.ip().is_loopback();
         if environment == Environment::Development && exposed && chosen.is_none() {
             // Development mode takes any token as a user: never by default
             // where other machines can reach it.
             return Err(ConfigError::invalid(
-                "KEEL_USAGE_ALERTS_ENV",
+                USAGE_ALERTS_ENV,
                 format!(
                     "is not set, and usage-alerts listens on {listen}, beyond this machine: set it to production (with KEEL_APPLE_AUDIENCES) so identity tokens are verified, or to development to accept any token as a user on purpose"
                 ),
             ));
         }
-        let audiences = src.list("KEEL_APPLE_AUDIENCES");
+        let audiences = src.list(APPLE_AUDIENCES);
         if environment == Environment::Production && audiences.is_empty() {
             return Err(ConfigError::invalid(
-                "KEEL_APPLE_AUDIENCES",
+                APPLE_AUDIENCES,
                 "is required in production: the app's bundle identifier(s), comma-separated",
             ));
         }
@@ -99,12 +116,10 @@ impl Config {
             environment,
             exposed_development: environment == Environment::Development && exposed,
             apple: AppleConfig {
-                jwks_url: src
-                    .string_or("KEEL_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys"),
+                jwks_url: src.string_or(APPLE_JWKS_URL, "https://appleid.apple.com/auth/keys"),
                 audiences,
-                issuer: src.string_or("KEEL_APPLE_ISSUER", "https://appleid.apple.com"),
-                jwks_max_age: src
-                    .secs_or("KEEL_APPLE_JWKS_MAX_AGE_SECS", Duration::from_secs(3600))?,
+                issuer: src.string_or(APPLE_ISSUER, "https://appleid.apple.com"),
+                jwks_max_age: src.secs_or(APPLE_JWKS_MAX_AGE_SECS, Duration::from_secs(3600))?,
             },
             apns: apns(src)?,
         })
@@ -112,12 +127,7 @@ impl Config {
 }
 
 fn apns(src: &Source) -> Result<ApnsConfig, ConfigError> {
-    let vars = [
-        "KEEL_APNS_KEY_PATH",
-        "KEEL_APNS_KEY_ID",
-        "KEEL_APNS_TEAM_ID",
-        "KEEL_APNS_TOPIC",
-    ];
+    let vars = [APNS_KEY_PATH, APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC];
     let set: Vec<&str> = vars
         .iter()
         .copied()
@@ -132,31 +142,27 @@ fn apns(src: &Source) -> Result<ApnsConfig, ConfigError> {
                 "is required when any APNs credential is set (KEEL_APNS_KEY_PATH, KEEL_APNS_KEY_ID, KEEL_APNS_TEAM_ID, KEEL_APNS_TOPIC)",
             ));
         }
-        let topic = src.required("KEEL_APNS_TOPIC")?;
+        let topic = src.required(APNS_TOPIC)?;
         Some(ApnsCredentials {
-            key_path: PathBuf::from(src.required("KEEL_APNS_KEY_PATH")?),
-            key_id: src.required("KEEL_APNS_KEY_ID")?,
-            team_id: src.required("KEEL_APNS_TEAM_ID")?,
-            watchos_topic: src
-                .string_or("KEEL_APNS_WATCHOS_TOPIC", &format!("{topic}.watchkitapp")),
+            key_path: PathBuf::from(src.required(APNS_KEY_PATH)?),
+            key_id: src.required(APNS_KEY_ID)?,
+            team_id: src.required(APNS_TEAM_ID)?,
+            watchos_topic: src.string_or(APNS_WATCHOS_TOPIC, &format!("{topic}.watchkitapp")),
             topic,
         })
     };
-    let token_ttl = src.secs_or("KEEL_APNS_TOKEN_TTL_SECS", Duration::from_secs(50 * 60))?;
+    let token_ttl = src.secs_or(APNS_TOKEN_TTL_SECS, Duration::from_secs(50 * 60))?;
     if !(Duration::from_secs(20 * 60)..=Duration::from_secs(60 * 60)).contains(&token_ttl) {
         return Err(ConfigError::invalid(
-            "KEEL_APNS_TOKEN_TTL_SECS",
+            APNS_TOKEN_TTL_SECS,
             "APNs wants a provider token reused for 20 to 60 minutes",
         ));
     }
     Ok(ApnsConfig {
         credentials,
-        production_url: src.string_or("KEEL_APNS_URL", "https://api.push.apple.com"),
-        sandbox_url: src.string_or(
-            "KEEL_APNS_SANDBOX_URL",
-            "https://api.sandbox.push.apple.com",
-        ),
-        ca_cert: src.get("KEEL_APNS_CA_CERT").map(PathBuf::from),
+        production_url: src.string_or(APNS_URL, "https://api.push.apple.com"),
+        sandbox_url: src.string_or(APNS_SANDBOX_URL, "https://api.sandbox.push.apple.com"),
+        ca_cert: src.get(APNS_CA_CERT).map(PathBuf::from),
         token_ttl,
     })
 }

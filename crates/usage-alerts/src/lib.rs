@@ -30,13 +30,16 @@ use crate::config::Environment;
 use crate::domain::ingest::Ingestor;
 use crate::state::{AppState, Inner};
 
+// The names of the variables read here.
+const USAGE_ALERTS_ADDR: &str = "KEEL_USAGE_ALERTS_ADDR";
+
 pub const NAME: &str = "usage-alerts";
 
 /// The usage-alerts service, as the process sees it.
 pub static SERVICE: HttpService = HttpService {
     name: NAME,
     listener: Listener {
-        var: "KEEL_USAGE_ALERTS_ADDR",
+        var: USAGE_ALERTS_ADDR,
         default: config::DEFAULT_ADDR,
     },
     migrations: &MIGRATIONS,

@@ -10,6 +10,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use keel_platform::config::{ConfigError, Source};
 use url::Url;
 
+// The names of the variables read here.
+const ACCOUNTS_WEBAUTHN_RP_NAME: &str = "KEEL_ACCOUNTS_WEBAUTHN_RP_NAME";
+
 const RP_ID: &str = "KEEL_ACCOUNTS_WEBAUTHN_RP_ID";
 const ORIGINS: &str = "KEEL_ACCOUNTS_WEBAUTHN_ORIGINS";
 const APPLE: &str = "KEEL_ACCOUNTS_APPLE_APP_IDS";
@@ -103,7 +106,7 @@ impl Passkeys {
             return Err(ConfigError::invalid(TIMEOUT, "must be 1 to 600 seconds"));
         }
         Ok(Some(Self {
-            rp_name: src.string_or("KEEL_ACCOUNTS_WEBAUTHN_RP_NAME", app_name),
+            rp_name: src.string_or(ACCOUNTS_WEBAUTHN_RP_NAME, app_name),
             rp_id,
             origins,
             apple_app_ids,

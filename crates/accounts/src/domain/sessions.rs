@@ -233,6 +233,25 @@ pub fn is_live(s: &session::Model, now: chrono::DateTime<Utc>) -> bool {
     s.revoked_at.is_none() && s.expire_at > now
 }
 
+/// The live session `session_id` of `user_id` with its user: a short
+/// read (on PostgreSQL outside the pool: no acquire, no test of the
+/// connection given back), as every authenticated request makes.
+pub async fn live_with_user(
+    db: &Db,
+    session_id: &str,
+    user_id: &str,
+) -> Result<Option<(session::Model, user::Model)>, DbErr> {
+    let found = db
+        .one_short_pair(
+            session::Entity::find_by_id(session_id)
+                .filter(session::Column::UserId.eq(user_id))
+                .filter(live_now())
+                .find_also_related(user::Entity),
+        )
+        .await?;
+    Ok(found.and_then(|(s, u)| Some((s, u?))))
+}
+
 /// Live sessions, newest first.
 pub async fn live<C: ConnectionTrait>(
     conn: &C,

@@ -9,6 +9,9 @@ use std::path::Path;
 
 use keel_platform::config::ConfigError;
 
+// The names of the variables read here.
+const ACCOUNTS_GEOIP_CSV: &str = "KEEL_ACCOUNTS_GEOIP_CSV";
+
 pub const UNKNOWN: &str = "unknown";
 
 #[derive(Default)]
@@ -23,7 +26,7 @@ impl GeoDb {
     }
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let bad = |reason: String| ConfigError::invalid("KEEL_ACCOUNTS_GEOIP_CSV", reason);
+        let bad = |reason: String| ConfigError::invalid(ACCOUNTS_GEOIP_CSV, reason);
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)

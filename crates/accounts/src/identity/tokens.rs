@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 
+// The names of the variables read here.
+const ACCOUNTS_JWT_SECRET: &str = "KEEL_ACCOUNTS_JWT_SECRET";
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct AccessClaims {
     /// User id.
@@ -43,7 +46,7 @@ impl TokenKeys {
         let secret = match &cfg.jwt_secret {
             Some(s) => s.expose().as_bytes().to_vec(),
             None => crypto::load_or_generate_key(
-                "KEEL_ACCOUNTS_JWT_SECRET",
+                ACCOUNTS_JWT_SECRET,
                 &data_dir.join("accounts-jwt.key"),
             )?
             .to_vec(),

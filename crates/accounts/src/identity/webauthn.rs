@@ -8,6 +8,10 @@ use webauthn_rs::{Webauthn, WebauthnBuilder};
 
 use crate::config::Passkeys;
 
+// The names of the variables read here.
+const ACCOUNTS_WEBAUTHN_ORIGINS: &str = "KEEL_ACCOUNTS_WEBAUTHN_ORIGINS";
+const ACCOUNTS_WEBAUTHN_RP_ID: &str = "KEEL_ACCOUNTS_WEBAUTHN_RP_ID";
+
 /// webauthn-rs' relying party and the sites that may frame a sign-in.
 pub struct RelyingParty {
     pub webauthn: Webauthn,
@@ -41,14 +45,14 @@ impl RelyingParty {
     /// first web origin is the builder's own; the rest are added as allowed.
     pub fn new(cfg: &Passkeys) -> Result<Self, ConfigError> {
         let invalid = |e: webauthn_rs::prelude::WebauthnError| {
-            ConfigError::invalid("KEEL_ACCOUNTS_WEBAUTHN_RP_ID", e.to_string())
+            ConfigError::invalid(ACCOUNTS_WEBAUTHN_RP_ID, e.to_string())
         };
         let mut web = cfg
             .origins
             .iter()
             .filter(|o| o.scheme().starts_with("http"));
         let first = web.next().ok_or_else(|| {
-            ConfigError::invalid("KEEL_ACCOUNTS_WEBAUTHN_ORIGINS", "names no web origin")
+            ConfigError::invalid(ACCOUNTS_WEBAUTHN_ORIGINS, "names no web origin")
         })?;
         let mut builder = WebauthnBuilder::new(&cfg.rp_id, first)
             .map_err(invalid)?

@@ -5,6 +5,7 @@
 mod accounts_nodes;
 mod accounts_weekly_mail;
 mod architecture;
+mod architecture_rules;
 mod backup;
 mod channel_processes;
 mod cli;

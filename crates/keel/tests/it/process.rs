@@ -298,7 +298,8 @@ async fn a_job_enqueued_before_a_sigkill_runs_exactly_once_after_the_restart() {
         .unwrap();
     first.signal(Signal::SIGKILL);
     first.wait(Duration::from_secs(10)).await;
-    // The job comes due while keel is down: a time, not a condition.
+    // A fixed wait: the job comes due while keel is down (a time, not a
+    // condition).
     tokio::time::sleep_until((std::time::Instant::now() + Duration::from_millis(2500)).into())
         .await;
     let mail_dir = dir.path().join("mail");

@@ -305,7 +305,8 @@ async fn a_shard_respawned_while_starting_gets_a_fresh_ready_deadline() {
     .await
     .expect("the first shard identified");
     let first = Instant::now();
-    // What is tested is a deadline, so this test waits for the clock: the
+    // A fixed wait: what is tested is a deadline, so this test waits for
+    // the clock: the
     // shard dies half-way through its 6 s and is respawned...
     tokio::time::sleep_until((first + Duration::from_millis(2500)).into()).await;
     let pids = children(bot.pid());
@@ -316,7 +317,7 @@ async fn a_shard_respawned_while_starting_gets_a_fresh_ready_deadline() {
     })
     .await
     .expect("respawned");
-    // ...and the gateway answers after the first process's deadline, well
+    // A fixed wait: the gateway answers after the first process's deadline, well
     // within the respawned one's.
     tokio::time::sleep_until((first + Duration::from_millis(6300)).into()).await;
     q.discord.hold_identify(false);

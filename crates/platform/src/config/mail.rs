@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::{ConfigError, Secret, Source};
 
+// The names of the variables read here.
+const MAIL_FROM: &str = "KEEL_MAIL_FROM";
+const SMTP_URL: &str = "KEEL_SMTP_URL";
+
 #[derive(Debug, Clone)]
 pub struct MailConfig {
     /// `smtp://` or `smtps://` URL; none writes `.eml` files instead.
@@ -58,7 +62,7 @@ pub fn require_delivery(src: &Source, listen: std::net::SocketAddr) -> Result<()
         return Ok(());
     }
     Err(ConfigError::invalid(
-        "KEEL_SMTP_URL",
+        SMTP_URL,
         format!(
             "is required in production (KEEL_ENV=production, or listening on {listen}, beyond this machine): \
              verification, email-change and deletion mail must reach people. Set it (or KEEL_SMTP_URL_FILE), \
@@ -68,10 +72,10 @@ pub fn require_delivery(src: &Source, listen: std::net::SocketAddr) -> Result<()
 }
 
 fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
-    match src.secret("KEEL_SMTP_URL") {
+    match src.secret(SMTP_URL) {
         Some(s) if !(s.expose().starts_with("smtp://") || s.expose().starts_with("smtps://")) => {
             Err(ConfigError::invalid(
-                "KEEL_SMTP_URL",
+                SMTP_URL,
                 "expected an smtp:// or smtps:// URL",
             ))
         }
@@ -80,9 +84,9 @@ fn smtp_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
 }
 
 fn mail_from(src: &Source) -> Result<String, ConfigError> {
-    let from = src.string_or("KEEL_MAIL_FROM", "keel <no-reply@localhost>");
+    let from = src.string_or(MAIL_FROM, "keel <no-reply@localhost>");
     from.parse::<lettre::message::Mailbox>()
-        .map_err(|e| ConfigError::invalid("KEEL_MAIL_FROM", e.to_string()))?;
+        .map_err(|e| ConfigError::invalid(MAIL_FROM, e.to_string()))?;
     Ok(from)
 }
 

@@ -12,6 +12,41 @@ use std::time::Duration;
 pub use mail::{DkimConfig, MailConfig};
 pub use source::{CONFIG_FILE_VAR, Source};
 
+// The names of the variables read here.
+const BODY_LIMIT_BYTES: &str = "KEEL_BODY_LIMIT_BYTES";
+const DATABASE_URL: &str = "DATABASE_URL";
+const DATA_DIR: &str = "KEEL_DATA_DIR";
+const DB_ACQUIRE_TIMEOUT_SECS: &str = "KEEL_DB_ACQUIRE_TIMEOUT_SECS";
+const DB_IDLE_SECS: &str = "KEEL_DB_IDLE_SECS";
+const DB_MAX_CONNECTIONS: &str = "KEEL_DB_MAX_CONNECTIONS";
+const DB_MIN_CONNECTIONS: &str = "KEEL_DB_MIN_CONNECTIONS";
+const DB_STATEMENT_TIMEOUT_SECS: &str = "KEEL_DB_STATEMENT_TIMEOUT_SECS";
+const HTTP_CLIENT_CONNECT_TIMEOUT_SECS: &str = "KEEL_HTTP_CLIENT_CONNECT_TIMEOUT_SECS";
+const HTTP_CLIENT_RETRIES: &str = "KEEL_HTTP_CLIENT_RETRIES";
+const HTTP_CLIENT_TIMEOUT_SECS: &str = "KEEL_HTTP_CLIENT_TIMEOUT_SECS";
+const JOB_CONCURRENCY: &str = "KEEL_JOB_CONCURRENCY";
+const JOB_LEASE_SECS: &str = "KEEL_JOB_LEASE_SECS";
+const JOB_POLL_MS: &str = "KEEL_JOB_POLL_MS";
+const JOB_RETRY_BASE_MS: &str = "KEEL_JOB_RETRY_BASE_MS";
+const JWKS_REFETCH_COOLDOWN_SECS: &str = "KEEL_JWKS_REFETCH_COOLDOWN_SECS";
+const LOG_FORMAT: &str = "KEEL_LOG_FORMAT";
+const METRICS_ADDR: &str = "KEEL_METRICS_ADDR";
+const MIGRATION_LOCK_WAIT_SECS: &str = "KEEL_MIGRATION_LOCK_WAIT_SECS";
+const MIGRATION_TABLE_LOCK_TIMEOUT_SECS: &str = "KEEL_MIGRATION_TABLE_LOCK_TIMEOUT_SECS";
+const PG_SHORT_READS: &str = "KEEL_PG_SHORT_READS";
+const REDIS_PREFIX: &str = "KEEL_REDIS_PREFIX";
+const REDIS_URL: &str = "REDIS_URL";
+const REQUEST_TIMEOUT_SECS: &str = "KEEL_REQUEST_TIMEOUT_SECS";
+const SECRET_KEY: &str = "KEEL_SECRET_KEY";
+const SHUTDOWN_DRAIN_SECS: &str = "KEEL_SHUTDOWN_DRAIN_SECS";
+const SHUTDOWN_GRACE_SECS: &str = "KEEL_SHUTDOWN_GRACE_SECS";
+const SKIP_MIGRATIONS: &str = "SKIP_MIGRATIONS";
+const SLOW_REQUEST_MS: &str = "KEEL_SLOW_REQUEST_MS";
+const SQLITE_BUSY_TIMEOUT_MS: &str = "KEEL_SQLITE_BUSY_TIMEOUT_MS";
+const SQLITE_INLINE_READS: &str = "KEEL_SQLITE_INLINE_READS";
+const START_HOLD_SECS: &str = "KEEL_START_HOLD_SECS";
+const TRUSTED_PROXIES: &str = "KEEL_TRUSTED_PROXIES";
+
 /// A configuration problem, naming the variable.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("configuration error: {var}: {reason}")]
@@ -160,50 +195,44 @@ pub struct PlatformConfig {
 
 impl PlatformConfig {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
-        let data_dir = PathBuf::from(src.string_or("KEEL_DATA_DIR", "./data"));
+        let data_dir = PathBuf::from(src.string_or(DATA_DIR, "./data"));
         Ok(Self {
             database: database(src, &data_dir)?,
             migrations: MigrationConfig {
-                skip: src.bool_or("SKIP_MIGRATIONS", false)?,
-                lock_wait: src
-                    .secs_or("KEEL_MIGRATION_LOCK_WAIT_SECS", Duration::from_secs(120))?,
-                table_lock_timeout: src.secs_or(
-                    "KEEL_MIGRATION_TABLE_LOCK_TIMEOUT_SECS",
-                    Duration::from_secs(60),
-                )?,
+                skip: src.bool_or(SKIP_MIGRATIONS, false)?,
+                lock_wait: src.secs_or(MIGRATION_LOCK_WAIT_SECS, Duration::from_secs(120))?,
+                table_lock_timeout: src
+                    .secs_or(MIGRATION_TABLE_LOCK_TIMEOUT_SECS, Duration::from_secs(60))?,
             },
             http: HttpConfig {
-                request_timeout: src
-                    .secs_or("KEEL_REQUEST_TIMEOUT_SECS", Duration::from_secs(30))?,
-                body_limit: src.parse_or("KEEL_BODY_LIMIT_BYTES", 1024 * 1024)?,
-                shutdown_grace: src.secs_or("KEEL_SHUTDOWN_GRACE_SECS", Duration::from_secs(30))?,
-                shutdown_drain: src.secs_or("KEEL_SHUTDOWN_DRAIN_SECS", Duration::from_secs(5))?,
-                start_hold: src.secs_or("KEEL_START_HOLD_SECS", Duration::from_secs(10))?,
+                request_timeout: src.secs_or(REQUEST_TIMEOUT_SECS, Duration::from_secs(30))?,
+                body_limit: src.parse_or(BODY_LIMIT_BYTES, 1024 * 1024)?,
+                shutdown_grace: src.secs_or(SHUTDOWN_GRACE_SECS, Duration::from_secs(30))?,
+                shutdown_drain: src.secs_or(SHUTDOWN_DRAIN_SECS, Duration::from_secs(5))?,
+                start_hold: src.secs_or(START_HOLD_SECS, Duration::from_secs(10))?,
                 trusted_proxies: trusted_proxies(src)?,
-                slow_request: Some(src.millis_or("KEEL_SLOW_REQUEST_MS", Duration::ZERO)?)
+                slow_request: Some(src.millis_or(SLOW_REQUEST_MS, Duration::ZERO)?)
                     .filter(|d| !d.is_zero()),
             },
             jobs: JobsConfig {
-                concurrency: src.parse_or("KEEL_JOB_CONCURRENCY", 8)?,
-                poll_interval: src.millis_or("KEEL_JOB_POLL_MS", Duration::from_millis(500))?,
-                lease: src.secs_or("KEEL_JOB_LEASE_SECS", Duration::from_secs(300))?,
-                retry_base: src.millis_or("KEEL_JOB_RETRY_BASE_MS", Duration::from_millis(1000))?,
+                concurrency: src.parse_or(JOB_CONCURRENCY, 8)?,
+                poll_interval: src.millis_or(JOB_POLL_MS, Duration::from_millis(500))?,
+                lease: src.secs_or(JOB_LEASE_SECS, Duration::from_secs(300))?,
+                retry_base: src.millis_or(JOB_RETRY_BASE_MS, Duration::from_millis(1000))?,
             },
             mail: MailConfig::from_source(src, &data_dir)?,
             outbound: OutboundConfig {
-                timeout: src.secs_or("KEEL_HTTP_CLIENT_TIMEOUT_SECS", Duration::from_secs(10))?,
-                connect_timeout: src.secs_or(
-                    "KEEL_HTTP_CLIENT_CONNECT_TIMEOUT_SECS",
-                    Duration::from_secs(5),
-                )?,
-                retries: src.parse_or("KEEL_HTTP_CLIENT_RETRIES", 3)?,
+                timeout: src.secs_or(HTTP_CLIENT_TIMEOUT_SECS, Duration::from_secs(10))?,
+                connect_timeout: src
+                    .secs_or(HTTP_CLIENT_CONNECT_TIMEOUT_SECS, Duration::from_secs(5))?,
+                retries: src.parse_or(HTTP_CLIENT_RETRIES, 3)?,
                 jwks_refetch_cooldown: src
-                    .secs_or("KEEL_JWKS_REFETCH_COOLDOWN_SECS", Duration::from_secs(30))?,
+                    .secs_or(JWKS_REFETCH_COOLDOWN_SECS, Duration::from_secs(30))?,
             },
             redis_url: redis_url(src)?,
-            redis_prefix: src.string_or("KEEL_REDIS_PREFIX", "keel:"),
-            secret_key: src.secret("KEEL_SECRET_KEY"),
-            metrics_addr: addr(src, "KEEL_METRICS_ADDR", "127.0.0.1:9100")?,
+            redis_prefix: src.string_or(REDIS_PREFIX, "keel:"),
+            secret_key: src.secret(SECRET_KEY),
+            metrics_addr: addr(src, METRICS_ADDR, "127.0.0.1:9100")?,
             log_format: log_format(src)?,
             data_dir,
         })
@@ -213,7 +242,7 @@ impl PlatformConfig {
     pub fn ensure_data_dir(&self) -> Result<&Path, ConfigError> {
         std::fs::create_dir_all(&self.data_dir).map_err(|e| {
             ConfigError::invalid(
-                "KEEL_DATA_DIR",
+                DATA_DIR,
                 format!("cannot create {}: {e}", self.data_dir.display()),
             )
         })?;
@@ -253,7 +282,7 @@ pub fn addr(src: &Source, var: &str, default: &str) -> Result<SocketAddr, Config
 }
 
 fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError> {
-    let url = match src.get("DATABASE_URL") {
+    let url = match src.get(DATABASE_URL) {
         None => DatabaseUrl::Sqlite(format!("sqlite://{}", data_dir.join("keel.db").display())),
         Some(u) if u.starts_with("sqlite:") => DatabaseUrl::Sqlite(u.to_owned()),
         Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
@@ -261,7 +290,7 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
         }
         Some(_) => {
             return Err(ConfigError::invalid(
-                "DATABASE_URL",
+                DATABASE_URL,
                 "expected a sqlite:// or postgres:// URL",
             ));
         }
@@ -269,37 +298,35 @@ fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError
     // SQLite reads gain nothing from more connections than cores (one more
     // connection writes); PostgreSQL serves many.
     let default_max = if url.is_postgres() { 10 } else { 4 };
-    let max_connections: u32 = src.parse_or("KEEL_DB_MAX_CONNECTIONS", default_max)?;
+    let max_connections: u32 = src.parse_or(DB_MAX_CONNECTIONS, default_max)?;
     if max_connections == 0 {
         return Err(ConfigError::invalid(
-            "KEEL_DB_MAX_CONNECTIONS",
+            DB_MAX_CONNECTIONS,
             "must be at least 1",
         ));
     }
     Ok(DatabaseConfig {
         url,
         max_connections,
-        min_connections: src.parse_or("KEEL_DB_MIN_CONNECTIONS", 0)?,
-        acquire_timeout: src.secs_or("KEEL_DB_ACQUIRE_TIMEOUT_SECS", Duration::from_secs(5))?,
-        idle_timeout: src.secs_or("KEEL_DB_IDLE_SECS", Duration::from_secs(600))?,
-        sqlite_busy_timeout: src
-            .millis_or("KEEL_SQLITE_BUSY_TIMEOUT_MS", Duration::from_millis(5000))?,
-        sqlite_inline_reads: src.bool_or("KEEL_SQLITE_INLINE_READS", true)?,
-        pg_short_reads: src.bool_or("KEEL_PG_SHORT_READS", true)?,
-        statement_timeout: src
-            .secs_or("KEEL_DB_STATEMENT_TIMEOUT_SECS", Duration::from_secs(60))?,
+        min_connections: src.parse_or(DB_MIN_CONNECTIONS, 0)?,
+        acquire_timeout: src.secs_or(DB_ACQUIRE_TIMEOUT_SECS, Duration::from_secs(5))?,
+        idle_timeout: src.secs_or(DB_IDLE_SECS, Duration::from_secs(600))?,
+        sqlite_busy_timeout: src.millis_or(SQLITE_BUSY_TIMEOUT_MS, Duration::from_millis(5000))?,
+        sqlite_inline_reads: src.bool_or(SQLITE_INLINE_READS, true)?,
+        pg_short_reads: src.bool_or(PG_SHORT_READS, true)?,
+        statement_timeout: src.secs_or(DB_STATEMENT_TIMEOUT_SECS, Duration::from_secs(60))?,
     })
 }
 
 fn trusted_proxies(src: &Source) -> Result<TrustedProxies, ConfigError> {
-    src.list("KEEL_TRUSTED_PROXIES")
+    src.list(TRUSTED_PROXIES)
         .iter()
         .map(|p| {
             p.parse::<ipnet::IpNet>()
                 .or_else(|_| p.parse::<IpAddr>().map(ipnet::IpNet::from))
                 .map_err(|_| {
                     ConfigError::invalid(
-                        "KEEL_TRUSTED_PROXIES",
+                        TRUSTED_PROXIES,
                         format!("not an IP address or network (10.0.0.5, 10.0.0.0/8): {p:?}"),
                     )
                 })
@@ -338,24 +365,20 @@ impl FromIterator<IpAddr> for TrustedProxies {
 }
 
 fn redis_url(src: &Source) -> Result<Option<Secret>, ConfigError> {
-    match src.secret("REDIS_URL") {
+    match src.secret(REDIS_URL) {
         Some(s) if !(s.expose().starts_with("redis://") || s.expose().starts_with("rediss://")) => {
-            Err(ConfigError::invalid("REDIS_URL", "expected a redis:// URL"))
+            Err(ConfigError::invalid(REDIS_URL, "expected a redis:// URL"))
         }
         other => Ok(other),
     }
 }
 
 fn log_format(src: &Source) -> Result<LogFormat, ConfigError> {
-    match src
-        .get("KEEL_LOG_FORMAT")
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
+    match src.get(LOG_FORMAT).map(str::to_ascii_lowercase).as_deref() {
         None | Some("text") => Ok(LogFormat::Text),
         Some("json") => Ok(LogFormat::Json),
         Some(other) => Err(ConfigError::invalid(
-            "KEEL_LOG_FORMAT",
+            LOG_FORMAT,
             format!("expected text or json, got {other:?}"),
         )),
     }

@@ -41,6 +41,15 @@ impl Source {
         with_files(std::env::vars().collect()).map(|vars| Self { vars })
     }
 
+    /// A source from these pairs as the process environment would give
+    /// them: each `NAME_FILE` read into `NAME`, as [`Self::load`] does.
+    pub fn from_environment<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Self, ConfigError> {
+        let vars = pairs.into_iter().map(|(k, v)| (k.into(), v.into()));
+        with_files(vars.collect()).map(|vars| Self { vars })
+    }
+
     /// A source holding exactly these pairs (tests, embedding).
     pub fn from_pairs<K: Into<String>, V: Into<String>>(
         pairs: impl IntoIterator<Item = (K, V)>,
@@ -159,6 +168,7 @@ const UNPREFIXED: &[&str] = &[
     "CHAT_APPLICATION_BOT_TOKEN",
     "OWNER_ID",
     "MAIN_CHANNEL_ID",
+    "SKIP_MIGRATIONS",
 ];
 
 /// `NAME_FILE` gives `NAME` the contents of that file (a Docker or

@@ -16,6 +16,13 @@ use crate::config::{PlatformConfig, Source};
 use crate::db::Db;
 use crate::migrate::spec::{TableSpec, quote};
 
+// The names of the variables read here.
+const DATABASE_URL: &str = "DATABASE_URL";
+const DATA_DIR: &str = "KEEL_DATA_DIR";
+const DB_MAX_CONNECTIONS: &str = "KEEL_DB_MAX_CONNECTIONS";
+const PG_SHORT_READS: &str = "KEEL_PG_SHORT_READS";
+const SQLITE_INLINE_READS: &str = "KEEL_SQLITE_INLINE_READS";
+
 pub struct Target {
     conn: Conn,
     /// SQLite: the file being written and the target's path.
@@ -293,11 +300,11 @@ async fn seeds(components: &[Component]) -> Result<Seeds, CopyError> {
 /// Applies this keel's migrations to the database at `url`.
 async fn migrate(url: &str, components: &[Component]) -> Result<(), CopyError> {
     let src = Source::from_pairs([
-        ("DATABASE_URL", url.to_owned()),
-        ("KEEL_DATA_DIR", std::env::temp_dir().display().to_string()),
-        ("KEEL_DB_MAX_CONNECTIONS", "1".to_owned()),
-        ("KEEL_SQLITE_INLINE_READS", "false".to_owned()),
-        ("KEEL_PG_SHORT_READS", "false".to_owned()),
+        (DATABASE_URL, url.to_owned()),
+        (DATA_DIR, std::env::temp_dir().display().to_string()),
+        (DB_MAX_CONNECTIONS, "1".to_owned()),
+        (SQLITE_INLINE_READS, "false".to_owned()),
+        (PG_SHORT_READS, "false".to_owned()),
     ]);
     let cfg = PlatformConfig::from_source(&src).map_err(|e| CopyError::Io {
         what: "the target's settings".to_owned(),

@@ -19,7 +19,6 @@ use serde_json::Value;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 
-
 /// A value with nothing in it: empty, or only Unicode white space
 /// (`char::is_whitespace`); a document says the opposite with
 /// [`crate::http::patterns::NOT_BLANK`].

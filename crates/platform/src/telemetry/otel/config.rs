@@ -9,6 +9,24 @@ use std::time::Duration;
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::trace::Sampler;
 
+// The names of the variables read here.
+const OTEL_EXPORTER_OTLP_COMPRESSION: &str = "OTEL_EXPORTER_OTLP_COMPRESSION";
+const OTEL_EXPORTER_OTLP_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+const OTEL_EXPORTER_OTLP_HEADERS: &str = "OTEL_EXPORTER_OTLP_HEADERS";
+const OTEL_EXPORTER_OTLP_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
+const OTEL_EXPORTER_OTLP_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";
+const OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: &str = "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION";
+const OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+const OTEL_EXPORTER_OTLP_TRACES_HEADERS: &str = "OTEL_EXPORTER_OTLP_TRACES_HEADERS";
+const OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: &str = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL";
+const OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT";
+const OTEL_RESOURCE_ATTRIBUTES: &str = "OTEL_RESOURCE_ATTRIBUTES";
+const OTEL_SDK_DISABLED: &str = "OTEL_SDK_DISABLED";
+const OTEL_SERVICE_NAME: &str = "OTEL_SERVICE_NAME";
+const OTEL_TRACES_EXPORTER: &str = "OTEL_TRACES_EXPORTER";
+const OTEL_TRACES_SAMPLER: &str = "OTEL_TRACES_SAMPLER";
+const OTEL_TRACES_SAMPLER_ARG: &str = "OTEL_TRACES_SAMPLER_ARG";
+
 /// A variable keel reads, with what was wrong with its value.
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {problem}")]
@@ -61,30 +79,30 @@ fn either(
 /// `OTEL_SDK_DISABLED` is true, or `OTEL_TRACES_EXPORTER` is `none`.
 pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, OtelConfigError> {
     let get = |name: &str| var(name).filter(|v| !v.trim().is_empty());
-    let disabled = match get("OTEL_SDK_DISABLED").as_deref().map(str::trim) {
+    let disabled = match get(OTEL_SDK_DISABLED).as_deref().map(str::trim) {
         None => false,
         Some(v) if v.eq_ignore_ascii_case("true") => true,
         Some(v) if v.eq_ignore_ascii_case("false") => false,
         Some(v) => {
             return Err(bad(
-                "OTEL_SDK_DISABLED",
+                OTEL_SDK_DISABLED,
                 format!("{v:?} is not true or false"),
             ));
         }
     };
-    match get("OTEL_TRACES_EXPORTER").as_deref().map(str::trim) {
+    match get(OTEL_TRACES_EXPORTER).as_deref().map(str::trim) {
         None | Some("otlp") => {}
         Some("none") => return Ok(None),
         Some(v) => {
             return Err(bad(
-                "OTEL_TRACES_EXPORTER",
+                OTEL_TRACES_EXPORTER,
                 format!("{v:?}: keel exports traces over OTLP only (otlp or none)"),
             ));
         }
     }
     for name in [
-        "OTEL_EXPORTER_OTLP_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        OTEL_EXPORTER_OTLP_PROTOCOL,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
     ] {
         if let Some(v) = get(name) {
             protocol(name, &v)?;
@@ -92,12 +110,12 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     }
     let mut endpoint = None;
     for name in [
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        OTEL_EXPORTER_OTLP_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     ] {
         if let Some(v) = get(name) {
             let url = checked_url(name, &v)?;
-            endpoint = Some(if name == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+            endpoint = Some(if name == OTEL_EXPORTER_OTLP_ENDPOINT {
                 format!("{}/v1/traces", url.trim_end_matches('/'))
             } else {
                 url
@@ -106,8 +124,8 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     }
     let mut headers = HashMap::new();
     for name in [
-        "OTEL_EXPORTER_OTLP_HEADERS",
-        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        OTEL_EXPORTER_OTLP_HEADERS,
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS,
     ] {
         if let Some(v) = get(name) {
             headers.extend(header_pairs(name, &v)?);
@@ -115,8 +133,8 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     }
     let gzip = match either(
         &get,
-        "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-        "OTEL_EXPORTER_OTLP_COMPRESSION",
+        OTEL_EXPORTER_OTLP_TRACES_COMPRESSION,
+        OTEL_EXPORTER_OTLP_COMPRESSION,
     ) {
         Some((name, v)) => compression(name, &v)?,
         None => false,
@@ -124,25 +142,25 @@ pub fn read(var: impl Fn(&str) -> Option<String>) -> Result<Option<OtelConfig>, 
     let mut timeout = Duration::from_secs(10);
     // Both checked; the traces-only one, read last, wins.
     for name in [
-        "OTEL_EXPORTER_OTLP_TIMEOUT",
-        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+        OTEL_EXPORTER_OTLP_TIMEOUT,
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT,
     ] {
         if let Some(v) = get(name) {
             timeout = millis(name, &v)?;
         }
     }
-    let resource = match get("OTEL_RESOURCE_ATTRIBUTES") {
-        Some(v) => pairs("OTEL_RESOURCE_ATTRIBUTES", &v)?,
+    let resource = match get(OTEL_RESOURCE_ATTRIBUTES) {
+        Some(v) => pairs(OTEL_RESOURCE_ATTRIBUTES, &v)?,
         None => Vec::new(),
     };
     let sampler = sampler(
-        get("OTEL_TRACES_SAMPLER").as_deref(),
-        get("OTEL_TRACES_SAMPLER_ARG").as_deref(),
+        get(OTEL_TRACES_SAMPLER).as_deref(),
+        get(OTEL_TRACES_SAMPLER_ARG).as_deref(),
     )?;
     let Some(endpoint) = endpoint.filter(|_| !disabled) else {
         return Ok(None);
     };
-    let service_name = get("OTEL_SERVICE_NAME")
+    let service_name = get(OTEL_SERVICE_NAME)
         .or_else(|| {
             resource
                 .iter()
@@ -245,7 +263,7 @@ fn sampler(name: Option<&str>, arg: Option<&str>) -> Result<Sampler, OtelConfigE
         match arg.trim().parse::<f64>() {
             Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
             _ => Err(bad(
-                "OTEL_TRACES_SAMPLER_ARG",
+                OTEL_TRACES_SAMPLER_ARG,
                 format!("{arg:?} is not a ratio from 0 to 1"),
             )),
         }
@@ -260,7 +278,7 @@ fn sampler(name: Option<&str>, arg: Option<&str>) -> Result<Sampler, OtelConfigE
         Some("parentbased_traceidratio") => parent(Sampler::TraceIdRatioBased(ratio()?)),
         Some(other) => {
             return Err(bad(
-                "OTEL_TRACES_SAMPLER",
+                OTEL_TRACES_SAMPLER,
                 format!(
                     "{other:?}: one of always_on, always_off, traceidratio, \
                      parentbased_always_on, parentbased_always_off, parentbased_traceidratio"

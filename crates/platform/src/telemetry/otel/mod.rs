@@ -18,6 +18,9 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanExporter as _};
 pub use config::{OtelConfig, OtelConfigError, read};
 pub use export::QUEUE;
 
+// The names of the variables read here.
+const OTEL_EXPORTER_OTLP_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
 
 struct Installed {
@@ -30,12 +33,12 @@ struct Installed {
 pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
     if !cfg!(feature = "traces") {
         return Err(OtelConfigError {
-            var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+            var: OTEL_EXPORTER_OTLP_ENDPOINT,
             problem: "this keel was built without traces (feature `traces`)".to_owned(),
         });
     }
     let client = export::Reqwest::new(cfg.timeout).map_err(|e| OtelConfigError {
-        var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+        var: OTEL_EXPORTER_OTLP_ENDPOINT,
         problem: format!("the exporter's HTTP client could not be built: {e}"),
     })?;
     let resource = Resource::builder_empty()
@@ -60,7 +63,7 @@ pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
         builder = builder.with_compression(c);
     }
     let mut exporter = builder.build().map_err(|e| OtelConfigError {
-        var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+        var: OTEL_EXPORTER_OTLP_ENDPOINT,
         problem: e.to_string(),
     })?;
     // The SDK's processors pass the resource on to their exporter; here
@@ -74,7 +77,7 @@ pub(crate) fn install(cfg: OtelConfig) -> Result<SdkTracer, OtelConfigError> {
         .build();
     let tracer = provider.tracer("keel");
     let runtime = tokio::runtime::Handle::try_current().map_err(|_| OtelConfigError {
-        var: "OTEL_EXPORTER_OTLP_ENDPOINT",
+        var: OTEL_EXPORTER_OTLP_ENDPOINT,
         problem: "traces are exported from the server's runtime, and none is running".to_owned(),
     })?;
     runtime.spawn(task);
