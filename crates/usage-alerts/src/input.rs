@@ -9,6 +9,7 @@ use keel_platform::http::PlatformError;
 use keel_platform::http::input::{self, media_type};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use utoipa::PartialSchema;
 
 use crate::error::{self, Error};
 
@@ -43,10 +44,24 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
 }
 
 impl JsonObject {
-    /// The body as `T`, once each of `required` is present.
-    pub fn read<T: DeserializeOwned>(self, required: &[&str]) -> Result<T, Error> {
-        require(&self.0, required)?;
+    /// The body as `T`, once each field `T` requires is present.
+    pub fn read<T: DeserializeOwned + PartialSchema + 'static>(self) -> Result<T, Error> {
+        let required = keel_platform::values::required_fields::<T>();
+        let names: Vec<&str> = required.iter().map(String::as_str).collect();
+        require(&self.0, &names)?;
         typed(self.0)
+    }
+}
+
+/// A JSON object body read into `T`: first each field `T` requires (as its
+/// document says) is present, then each value is read into its field.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + PartialSchema + 'static> FromRequest<S> for Body<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
+        JsonObject::from_request(req, state).await?.read().map(Body)
     }
 }
 

@@ -13,6 +13,9 @@
 
 use std::marker::PhantomData;
 
+mod required;
+pub use required::required_fields;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;

@@ -24,20 +24,12 @@ pub struct Registration {
     pub sandbox: Option<bool>,
 }
 
-impl Registration {
-    pub const REQUIRED: [&str; 2] = ["device_token", "platform"];
-}
-
 /// The body of DELETE /register (camelCase, unlike POST's).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Unregistration {
     #[schema(inline)]
     pub device_token: super::values::Text<400>,
-}
-
-impl Unregistration {
-    pub const REQUIRED: [&str; 1] = ["deviceToken"];
 }
 
 /// A Device (elements of `devices` in GET /device).
@@ -79,9 +71,9 @@ pub async fn register(db: &Db, user_id: &str, r: Registration) -> Result<(), DbE
 }
 
 /// Removes the user's device with this token; false if the user has none.
-pub async fn remove(db: &Db, user_id: &str, raw_token: &str) -> Result<bool, DbErr> {
+pub async fn remove(db: &Db, user_id: &str, token: &DeviceToken) -> Result<bool, DbErr> {
     let res = device::Entity::delete_many()
-        .filter(device::Column::DeviceToken.eq(raw_token.to_ascii_lowercase()))
+        .filter(device::Column::DeviceToken.eq(token.as_str()))
         .filter(device::Column::UserId.eq(user_id))
         .exec(db.write())
         .await?;

@@ -59,18 +59,6 @@ pub struct UsageEvent {
     pub cost_usd: Amount,
 }
 
-/// Every field of the payload is required, in the documented order.
-pub const REQUIRED: [&str; 8] = [
-    "sessionId",
-    "timestamp",
-    "model",
-    "inputTokens",
-    "outputTokens",
-    "cacheReadTokens",
-    "cacheWriteTokens",
-    "costUSD",
-];
-
 impl UsageEvent {
     /// Every kind of token of the event.
     pub fn tokens(&self) -> i64 {

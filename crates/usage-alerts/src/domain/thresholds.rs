@@ -1,6 +1,6 @@
 //! Thresholds: what a user configured, what applies, what was crossed.
 
-use keel_platform::values::read;
+use keel_platform::values::{read, required_fields};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -55,14 +55,18 @@ pub struct Preferences {
     pub thresholds: Vec<ThresholdConfig>,
 }
 
-/// A ThresholdConfig's fields, all required, in the documented order.
-const THRESHOLD_FIELDS: [&str; 4] = ["id", "type", "value", "isEnabled"];
+fn names(fields: &[String]) -> Vec<&str> {
+    fields.iter().map(String::as_str).collect()
+}
 
 /// Parses `{thresholds: [...]}`: presence of the list and of every entry's
 /// fields first, then each entry's values, naming the field at fault
 /// (`thresholds[1].value`).
 pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
-    values::require(body, &["thresholds"])?;
+    let list_field = required_fields::<Preferences>();
+    values::require(body, &names(&list_field))?;
+    let entry_fields = required_fields::<ThresholdConfig>();
+    let entry_fields = names(&entry_fields);
     let Some(Value::Array(list)) = body.get("thresholds") else {
         return Err(FieldError::invalid("thresholds", "must be an array"));
     };
@@ -79,10 +83,7 @@ pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
                 "must be an object",
             ));
         };
-        if let Some(f) = THRESHOLD_FIELDS
-            .iter()
-            .find(|f| values::is_missing(o.get(**f)))
-        {
+        if let Some(f) = entry_fields.iter().find(|f| values::is_missing(o.get(**f))) {
             return Err(FieldError::Missing(format!("thresholds[{i}].{f}")));
         }
     }

@@ -7,8 +7,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::domain::devices::{self, Device, Registration, Unregistration};
+use crate::domain::values::DeviceToken;
 use crate::error::{self, Error};
-use crate::input::JsonObject;
+use crate::input::Body;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -28,9 +29,8 @@ pub struct Registered {
 pub async fn register(
     State(state): State<AppState>,
     me: Caller,
-    body: JsonObject,
+    Body(r): Body<Registration>,
 ) -> Result<Json<Registered>, Error> {
-    let r: Registration = body.read(&Registration::REQUIRED)?;
     devices::register(&state.db, &me.user_id, r).await?;
     Ok(Json(Registered {
         success: true,
@@ -54,10 +54,13 @@ pub struct Message {
 pub async fn unregister(
     State(state): State<AppState>,
     me: Caller,
-    body: JsonObject,
+    Body(u): Body<Unregistration>,
 ) -> Result<Json<Message>, Error> {
-    let u: Unregistration = body.read(&Unregistration::REQUIRED)?;
-    if !devices::remove(&state.db, &me.user_id, u.device_token.as_str()).await? {
+    let token = DeviceToken::parse(u.device_token.as_str());
+    let Some(token) = token else {
+        return Err(error::no_such_device());
+    };
+    if !devices::remove(&state.db, &me.user_id, &token).await? {
         return Err(error::no_such_device());
     }
     Ok(Json(Message {
@@ -82,6 +85,10 @@ pub async fn remove(
     me: Caller,
     Path(token): Path<String>,
 ) -> Result<Json<Success>, Error> {
+    // A token of the wrong shape names no device keel could hold.
+    let Some(token) = DeviceToken::parse(&token) else {
+        return Err(error::no_such_device());
+    };
     if !devices::remove(&state.db, &me.user_id, &token).await? {
         return Err(error::no_such_device());
     }

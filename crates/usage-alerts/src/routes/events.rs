@@ -6,9 +6,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::Caller;
-use crate::domain::event::{NewEvent, REQUIRED, UsageEvent};
+use crate::domain::event::{NewEvent, UsageEvent};
 use crate::error::Error;
-use crate::input::JsonObject;
+use crate::input::Body;
 use crate::routes::failures::*;
 use crate::state::AppState;
 
@@ -35,9 +35,8 @@ pub struct EventAccepted {
 pub async fn post_event(
     State(state): State<AppState>,
     me: Caller,
-    body: JsonObject,
+    Body(event): Body<UsageEvent>,
 ) -> Result<Json<EventAccepted>, Error> {
-    let event: UsageEvent = body.read(&REQUIRED)?;
     let total_cost = state
         .ingestor
         .submit(NewEvent {
