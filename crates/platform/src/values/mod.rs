@@ -13,7 +13,9 @@
 
 use std::marker::PhantomData;
 
+mod path_id;
 mod required;
+pub use path_id::is_uuid;
 pub use required::required_fields;
 
 use serde::de::Error as _;

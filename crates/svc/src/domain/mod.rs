@@ -7,6 +7,7 @@ pub mod appcheck;
 pub mod csv_out;
 pub mod forms;
 pub mod hooks;
+pub mod ids;
 pub mod params;
 pub mod push;
 pub mod settings;

@@ -15,6 +15,7 @@ use utoipa::ToSchema;
 
 use crate::auth::Admin;
 use crate::domain::admin;
+use crate::domain::ids::AppPasswordId;
 use crate::domain::values::Required;
 use crate::entity::app_password;
 use crate::error::code::*;
@@ -124,13 +125,14 @@ pub async fn revoke_app_password(
     admin: Admin,
     Path(uuid): Path<String>,
 ) -> Result<Json<Revoked>, Error> {
-    if !admin::revoke_app_password_by_id(&state.db, &admin.user, &uuid).await? {
+    let uuid = AppPasswordId::parse(&uuid).ok_or_else(error::no_such_app_password)?;
+    if !admin::revoke_app_password_by_id(&state.db, &admin.user, uuid.as_str()).await? {
         return Err(error::no_such_app_password());
     }
-    let entry = Entry::new(crate::NAME, "svc_app_password_revoked").on(&uuid);
+    let entry = Entry::new(crate::NAME, "svc_app_password_revoked").on(uuid.as_str());
     admin.record(&state, entry).await;
     Ok(Json(Revoked {
         deleted: true,
-        uuid,
+        uuid: uuid.into_string(),
     }))
 }

@@ -15,8 +15,9 @@ use utoipa::ToSchema;
 use keel_platform::http::input::{self, Formats};
 
 use super::cors;
-use crate::domain::forms::{FieldDef, FormDef, Values, check_submission, valid_form_id};
+use crate::domain::forms::{FieldDef, FormDef, Values, check_submission};
 use crate::domain::hooks::{self, AppCheckVerified};
+use crate::domain::ids::FormId;
 use crate::domain::settings::Settings;
 use crate::domain::site;
 use crate::error::code::*;
@@ -90,13 +91,11 @@ pub async fn fields(
     Path(form_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Error> {
-    if !valid_form_id(&form_id) {
-        return Err(error::no_route());
-    }
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_route)?;
     let settings = state.settings.get().await?;
-    let event = verify(&state, &settings, header_token(&headers), &form_id).await?;
+    let event = verify(&state, &settings, header_token(&headers), form_id.as_str()).await?;
     record(&state, event).await?;
-    let def = served_form(&state, &settings, &form_id).await?;
+    let def = served_form(&state, &settings, form_id.as_str()).await?;
     let mut resp = Json(FieldsResponse {
         id: def.id,
         title: def.title,
@@ -160,9 +159,7 @@ pub async fn submit(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Submitted>, Error> {
-    if !valid_form_id(&form_id) {
-        return Err(error::no_route());
-    }
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_route)?;
     // Read what may be read; judge the size only in its turn.
     let bytes = axum::body::to_bytes(body, state.cfg.submit_hard_limit)
         .await
@@ -179,7 +176,7 @@ pub async fn submit(
         header_token(&headers).or_else(|| parsed.app_check_token.as_ref().and_then(Value::as_str));
     // One snapshot of the settings for the whole request.
     let settings = state.settings.get().await?;
-    let event = verify(&state, &settings, token, &form_id).await?;
+    let event = verify(&state, &settings, token, form_id.as_str()).await?;
     let ip = keel_platform::http::client_ip(
         peer.ip(),
         &headers,

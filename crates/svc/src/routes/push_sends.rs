@@ -13,6 +13,7 @@ use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::auth::{Admin, Push};
+use crate::domain::ids::SendId;
 use crate::domain::push::idempotency::IdempotencyKey;
 use crate::domain::push::progress::{self, Progress, SendStatus};
 use crate::domain::push::request::{Filters, SendBody, SendRequest, Target};
@@ -133,7 +134,8 @@ pub async fn get_send(
     _admin: Admin<Push>,
     Path(id): Path<String>,
 ) -> Result<Json<SendView>, Error> {
-    let s = send::find(&state.db, &id)
+    let id = SendId::parse(&id).ok_or_else(error::no_such_send)?;
+    let s = send::find(&state.db, id.as_str())
         .await?
         .ok_or_else(error::no_such_send)?;
     Ok(Json(view(s)))
@@ -163,13 +165,14 @@ pub async fn cancel_send(
     admin: Admin<Push>,
     Path(id): Path<String>,
 ) -> Result<Json<Cancelled>, Error> {
-    let cancelled = send::cancel(&state.db, &id).await?;
-    let entry = Entry::new(crate::NAME, "svc_send_cancelled").on(&id);
+    let id = SendId::parse(&id).ok_or_else(error::no_such_send)?;
+    let cancelled = send::cancel(&state.db, id.as_str()).await?;
+    let entry = Entry::new(crate::NAME, "svc_send_cancelled").on(id.as_str());
     admin
         .record(&state, entry.detail(json!({"cancelled": cancelled})))
         .await;
     Ok(Json(Cancelled {
-        id,
+        id: id.into_string(),
         status: SendStatus::Cancelled,
         cancelled,
     }))

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use super::Done;
 use crate::auth::Admin;
 use crate::domain::forms::FormDef;
+use crate::domain::ids::FormId;
 use crate::domain::site;
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
@@ -67,7 +68,8 @@ pub async fn get_form(
     _admin: Admin,
     Path(form_id): Path<String>,
 ) -> Result<Json<FormDef>, Error> {
-    site::get_form(&state.db, &form_id)
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_such_form)?;
+    site::get_form(&state.db, form_id.as_str())
         .await?
         .map(Json)
         .ok_or_else(error::no_such_form)
@@ -88,10 +90,10 @@ pub async fn put_form(
     Path(form_id): Path<String>,
     Body(def): Body<FormDef>,
 ) -> Result<Json<FormDef>, Error> {
-    if def.id != form_id {
-        return Err(error::id_mismatch());
-    }
-    let before = site::get_form(&state.db, &form_id).await?;
+    let form_id = FormId::parse(&form_id)
+        .filter(|id| def.id == id.as_str())
+        .ok_or_else(error::id_mismatch)?;
+    let before = site::get_form(&state.db, form_id.as_str()).await?;
     site::put_form(&state.db, &def).await?;
     state.forms.forget();
     let action = if before.is_some() {
@@ -114,12 +116,13 @@ pub async fn delete_form(
     admin: Admin,
     Path(form_id): Path<String>,
 ) -> Result<Json<Done>, Error> {
-    let before = site::get_form(&state.db, &form_id).await?;
-    if !site::delete_form(&state.db, &form_id).await? {
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_such_form)?;
+    let before = site::get_form(&state.db, form_id.as_str()).await?;
+    if !site::delete_form(&state.db, form_id.as_str()).await? {
         return Err(error::no_such_form());
     }
     state.forms.forget();
-    let entry = Entry::new(crate::NAME, "svc_form_removed").on(&form_id);
+    let entry = Entry::new(crate::NAME, "svc_form_removed").on(form_id.as_str());
     admin
         .record(&state, entry.change(before.as_ref().and_then(json), None))
         .await;

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use super::download;
 use super::paging::{Paging, paged, query};
 use crate::auth::Admin;
+use crate::domain::ids::FormId;
 use crate::domain::{csv_out, site};
 use crate::error::{self, Error};
 use crate::routes::failures::*;
@@ -48,11 +49,12 @@ pub async fn list_submissions(
     Path(form_id): Path<String>,
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_such_form)?;
     let (page, per_page) = query(q)?.get()?;
-    site::get_form(&state.db, &form_id)
+    site::get_form(&state.db, form_id.as_str())
         .await?
         .ok_or_else(error::no_such_form)?;
-    let (rows, total) = site::submissions(&state.db, &form_id, page, per_page).await?;
+    let (rows, total) = site::submissions(&state.db, form_id.as_str(), page, per_page).await?;
     let submissions = rows
         .into_iter()
         .map(|r| SubmissionView {
@@ -85,7 +87,8 @@ pub async fn export_submissions(
     _admin: Admin,
     Path(form_id): Path<String>,
 ) -> Result<Response, Error> {
-    let def = site::get_form(&state.db, &form_id)
+    let form_id = FormId::parse(&form_id).ok_or_else(error::no_such_form)?;
+    let def = site::get_form(&state.db, form_id.as_str())
         .await?
         .ok_or_else(error::no_such_form)?;
     let field_ids: Vec<String> = def.fields.iter().map(|f| f.id.clone()).collect();
@@ -103,7 +106,7 @@ pub async fn export_submissions(
         let (db, form_id, field_ids) = (db.clone(), form_id.clone(), field_ids.clone());
         async move {
             let after = after?;
-            match site::submissions_after(&db, &form_id, after, 500).await {
+            match site::submissions_after(&db, form_id.as_str(), after, 500).await {
                 Err(e) => Some((Err(std::io::Error::other(e.to_string())), None)),
                 Ok(rows) if rows.is_empty() => None,
                 Ok(rows) => {

@@ -548,3 +548,36 @@ async fn the_submissions_export_reads_whole_in_every_encoding_a_client_may_ask_f
     }
     assert!(bodies.windows(2).all(|w| w[0] == w[1]));
 }
+
+#[tokio::test]
+async fn a_malformed_id_in_a_path_is_the_id_of_nothing() {
+    let svc = Svc::start().await;
+    let (_, pw) = svc.admin("boss").await;
+    let auth = ("boss", pw.as_str());
+    for (method, path, code) in [
+        (Method::GET, "/admin/forms/not-a-form", "form_not_found"),
+        (Method::DELETE, "/admin/forms/40;drop", "form_not_found"),
+        (Method::GET, "/admin/forms/x/submissions", "form_not_found"),
+        (
+            Method::GET,
+            "/admin/forms/x/submissions/export",
+            "form_not_found",
+        ),
+        (
+            Method::DELETE,
+            "/admin/app-passwords/not-a-uuid",
+            "rest_application_password_not_found",
+        ),
+    ] {
+        let r = svc.admin_call(method, path, auth, None).await;
+        assert_eq!((r.status, r.code()), (404, code), "{path}");
+    }
+    let def = json!({"id": "41", "title": "Survey", "fields": [{"id": "q", "label": "Q", "type": "text"}]});
+    let r = svc
+        .admin_call(Method::PUT, "/admin/forms/4x1", auth, Some(def))
+        .await;
+    assert_eq!(
+        r.status, 400,
+        "the body's id differs from a malformed path id"
+    );
+}
