@@ -20,44 +20,26 @@ fn new_id() -> String {
     hex::encode(bytes)
 }
 
+fn is_hex24(raw: &str) -> bool {
+    raw.len() == 24 && raw.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// An id of this shape: platform's path id (24 hexadecimal characters,
+/// kept lower-case), plus a new one for a record about to be created and
+/// the refusal that names the field.
 macro_rules! id_type {
     ($(#[$meta:meta])* $name:ident) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        pub struct $name(String);
+        keel_platform::path_id!($(#[$meta])* pub $name, is_hex24, str::to_ascii_lowercase);
 
         impl $name {
             /// A new id (for a record about to be created).
             pub fn generate() -> Self {
-                Self(new_id())
+                Self::stored(new_id())
             }
 
-            /// An id sent by a client, as the path's `field`.
-            pub fn parse(field: &'static str, raw: &str) -> Result<Self, InvalidId> {
-                if raw.len() == 24 && raw.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    Ok(Self(raw.to_ascii_lowercase()))
-                } else {
-                    Err(InvalidId { field })
-                }
-            }
-
-            /// An id read from the database or a token keel signed.
-            pub fn stored(id: impl Into<String>) -> Self {
-                Self(id.into())
-            }
-
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-
-            pub fn into_string(self) -> String {
-                self.0
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(&self.0)
+            /// An id sent by a client as `field`.
+            pub fn parse_as(field: &'static str, raw: &str) -> Result<Self, InvalidId> {
+                Self::parse(raw).ok_or(InvalidId { field })
             }
         }
     };
@@ -88,11 +70,11 @@ mod tests {
     fn ids_are_24_hex_and_parse_back() {
         let a = GoalId::generate();
         assert_eq!(a.as_str().len(), 24);
-        assert_eq!(GoalId::parse("x", a.as_str()).ok(), Some(a));
-        assert!(GoalId::parse("x", "nothex-nothex-nothex-123").is_err());
-        assert!(GoalId::parse("x", "abc").is_err());
+        assert_eq!(GoalId::parse_as("x", a.as_str()).ok(), Some(a));
+        assert!(GoalId::parse_as("x", "nothex-nothex-nothex-123").is_err());
+        assert!(GoalId::parse_as("x", "abc").is_err());
         assert_eq!(
-            SessionId::parse("x", "ABCDEF0123456789ABCDEF01")
+            SessionId::parse_as("x", "ABCDEF0123456789ABCDEF01")
                 .map(SessionId::into_string)
                 .ok(),
             Some("abcdef0123456789abcdef01".to_owned())

@@ -317,7 +317,7 @@ pub async fn revoke_session(
     me: Authed,
     Path(session_id): Path<String>,
 ) -> Result<Json<CodeError>, Error> {
-    let id = SessionId::parse("session_id", &session_id)?;
+    let id = SessionId::parse_as("session_id", &session_id)?;
     if !sessions::revoke(state.db(), &state.sessions, &me.user.id, &id).await? {
         return Err(error::no_such_session());
     }

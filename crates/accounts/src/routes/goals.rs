@@ -49,7 +49,7 @@ pub async fn get_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<views::WeeklyGoal>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     Ok(Json(
         (&goals::get::<weekly_goal::Entity>(state.db(), &me.user_id(), &id).await?).into(),
     ))
@@ -93,7 +93,7 @@ pub async fn create_weekly(
     let yearly = body
         .yearly_goal
         .filter(|y| !y.is_empty())
-        .map(|y| GoalId::parse("yearlyGoal", &y))
+        .map(|y| GoalId::parse_as("yearlyGoal", &y))
         .transpose()?;
     let goal = goals::weekly_create(&state.weekly_goals, &me.user_id(), title, yearly).await?;
     Ok(Json(WeeklyCreated {
@@ -123,7 +123,7 @@ pub async fn complete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<Completion>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     goals::weekly_set_completed(state.db(), &me.user_id(), &id, true).await?;
     Ok(Json(Completion {
         code: "COMPLETED",
@@ -143,7 +143,7 @@ pub async fn uncomplete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<Completion>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     goals::weekly_set_completed(state.db(), &me.user_id(), &id, false).await?;
     Ok(Json(Completion {
         code: "NOT_COMPLETED",
@@ -169,7 +169,7 @@ pub async fn delete_weekly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<NumberCodeMessage>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     goal_links::delete_weekly(state.db(), &me.user_id(), &id).await?;
     Ok(Json(NumberCodeMessage {
         code: 200,

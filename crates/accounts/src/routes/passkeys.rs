@@ -161,7 +161,7 @@ pub async fn rename_passkey(
     Path(id): Path<String>,
     Input(body): Input<RenamePasskeyBody>,
 ) -> Result<Json<PasskeyView>, Error> {
-    let id = PasskeyId::parse("passkeyId", &id)?;
+    let id = PasskeyId::parse_as("passkeyId", &id)?;
     let name = fields::text::<64>("name", &required(body.name, "name")?)?;
     let key = passkeys::rename(state.db(), &me.user.id, &id, name.into_string()).await?;
     Ok(Json((&key).into()))
@@ -184,7 +184,7 @@ pub async fn delete_passkey(
     client: Client,
     Input(body): Input<ProofBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let id = PasskeyId::parse("passkeyId", &id)?;
+    let id = PasskeyId::parse_as("passkeyId", &id)?;
     let proof = body.into_proof(&state, &client, &me.user).await?;
     passkeys::delete(state.keys(), &me.user, &id, proof).await?;
     Ok(CodeMessage::new(

@@ -47,7 +47,7 @@ pub async fn get_yearly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<views::YearlyGoal>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     Ok(Json(
         (&goal_links::yearly_get(state.db(), &me.user_id(), &id).await?).into(),
     ))
@@ -127,7 +127,7 @@ pub async fn delete_yearly(
     me: Authed,
     Path(goal_id): Path<String>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let id = GoalId::parse("goal_id", &goal_id)?;
+    let id = GoalId::parse_as("goal_id", &goal_id)?;
     goal_links::delete_yearly(state.db(), &me.user_id(), &id).await?;
     Ok(CodeMessage::new("REMOVED", "Yearly goal deleted"))
 }
@@ -147,8 +147,8 @@ pub struct LinkPath {
 impl LinkPath {
     fn ids(&self) -> Result<(GoalId, GoalId), Error> {
         Ok((
-            GoalId::parse("goal_id", &self.goal_id)?,
-            GoalId::parse("weekly_goal_id", &self.weekly_goal_id)?,
+            GoalId::parse_as("goal_id", &self.goal_id)?,
+            GoalId::parse_as("weekly_goal_id", &self.weekly_goal_id)?,
         ))
     }
 }

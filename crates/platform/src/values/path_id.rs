@@ -3,12 +3,16 @@
 //! id is answered as the id of nothing (the service's own not-found)
 //! before anything is looked up.
 
-/// Declares an id newtype checked by `$valid: fn(&str) -> bool`:
+/// Declares an id newtype checked by `$valid: fn(&str) -> bool` (and kept
+/// as `$keep: fn(&str) -> String` makes it, as sent by default):
 /// `parse` (a client's, `None` when malformed), `stored` (the
 /// database's), `as_str`, `into_string`, `Display`.
 #[macro_export]
 macro_rules! path_id {
     ($(#[$meta:meta])* $vis:vis $name:ident, $valid:expr) => {
+        $crate::path_id!($(#[$meta])* $vis $name, $valid, str::to_owned);
+    };
+    ($(#[$meta:meta])* $vis:vis $name:ident, $valid:expr, $keep:expr) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         $vis struct $name(String);
@@ -17,7 +21,8 @@ macro_rules! path_id {
             /// An id sent by a client; `None` when it is malformed.
             pub fn parse(raw: &str) -> Option<Self> {
                 let valid: fn(&str) -> bool = $valid;
-                valid(raw).then(|| Self(raw.to_owned()))
+                let keep: fn(&str) -> String = $keep;
+                valid(raw).then(|| Self(keep(raw)))
             }
 
             /// An id read from the database.
