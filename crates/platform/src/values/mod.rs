@@ -266,6 +266,14 @@ impl<const MAX: usize, R: Rule> utoipa::__dev::ComposeSchema for Text<MAX, R> {
 
 impl<const MAX: usize, R: Rule> utoipa::ToSchema for Text<MAX, R> {}
 
+/// A value that is not a whole number in a [`Whole`]'s range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("must be an integer from {min} to {max}")]
+pub struct OutOfRange {
+    pub min: i64,
+    pub max: i64,
+}
+
 /// A whole number from `MIN` to `MAX`, as JSON Schema counts one (`12` or
 /// `12.0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -276,8 +284,8 @@ impl<const MIN: i64, const MAX: i64> Whole<MIN, MAX> {
     pub const MIN: i64 = MIN;
     pub const MAX: i64 = MAX;
 
-    /// Checks a JSON value; the refusal's words name the range.
-    pub fn from_value(v: &Value) -> Result<Self, String> {
+    /// Checks a JSON value; the refusal names the range.
+    pub fn from_value(v: &Value) -> Result<Self, OutOfRange> {
         v.as_i64()
             .or_else(|| {
                 v.as_f64()
@@ -286,7 +294,7 @@ impl<const MIN: i64, const MAX: i64> Whole<MIN, MAX> {
             })
             .filter(|n| (MIN..=MAX).contains(n))
             .map(Self)
-            .ok_or_else(|| format!("must be an integer from {MIN} to {MAX}"))
+            .ok_or(OutOfRange { min: MIN, max: MAX })
     }
 
     pub fn get(self) -> i64 {
