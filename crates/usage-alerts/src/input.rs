@@ -7,9 +7,9 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use keel_platform::http::PlatformError;
 use keel_platform::http::input::{self, media_type};
+use keel_platform::values::RequiredFields;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use utoipa::PartialSchema;
 
 use crate::error::{self, Error};
 
@@ -45,10 +45,8 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
 
 impl JsonObject {
     /// The body as `T`, once each field `T` requires is present.
-    pub fn read<T: DeserializeOwned + PartialSchema + 'static>(self) -> Result<T, Error> {
-        let required = keel_platform::values::required_fields::<T>();
-        let names: Vec<&str> = required.iter().map(String::as_str).collect();
-        require(&self.0, &names)?;
+    pub fn read<T: DeserializeOwned + RequiredFields>(self) -> Result<T, Error> {
+        require(&self.0, T::required_fields())?;
         typed(self.0)
     }
 }
@@ -57,7 +55,7 @@ impl JsonObject {
 /// document says) is present, then each value is read into its field.
 pub struct Body<T>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned + PartialSchema + 'static> FromRequest<S> for Body<T> {
+impl<S: Send + Sync, T: DeserializeOwned + RequiredFields> FromRequest<S> for Body<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
@@ -71,7 +69,7 @@ pub fn typed<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, Error> {
 }
 
 /// Presence before format: the first of `fields` that is missing.
-pub fn require(obj: &Map<String, Value>, fields: &[&str]) -> Result<(), Error> {
+pub fn require<F: AsRef<str>>(obj: &Map<String, Value>, fields: &[F]) -> Result<(), Error> {
     Ok(crate::domain::values::require(obj, fields)?)
 }
 

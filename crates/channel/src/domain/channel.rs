@@ -72,7 +72,6 @@ pub fn logo_url(hash: &str) -> String {
     format!("/api/logo/{hash}.png")
 }
 
-/// The channel row.
 /// Records the provider's call, chat and ingest address, once both exist
 /// at the provider.
 pub async fn set_stream(db: &Db, call_id: &str, chat_cid: &str, rtmps: &str) -> Result<(), DbErr> {
@@ -90,6 +89,7 @@ pub async fn set_stream(db: &Db, call_id: &str, chat_cid: &str, rtmps: &str) -> 
     Ok(())
 }
 
+/// The channel row.
 pub async fn config(db: &Db) -> Result<channel_config::Model, DbErr> {
     channel_config::Entity::find_by_id(channel_config::ID)
         .one(db.read())

@@ -157,8 +157,8 @@ impl ShortTimer {
         };
         let took = started.elapsed();
         if ok {
-            let table = E::default().table_name().to_owned();
-            crate::observe::short_read(system_name(backend), Some(table), took);
+            let entity = E::default();
+            crate::observe::short_read(system_name(backend), entity.table_name(), took);
         } else {
             crate::observe::tally::record(crate::observe::Phase::Db, took);
         }

@@ -4,8 +4,6 @@
 //! set, made once per front end, added to each answer that does not set a
 //! header itself.
 
-use std::sync::Arc;
-
 use axum::extract::{Request, State};
 use axum::http::header::{
     CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
@@ -14,9 +12,14 @@ use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
-/// A front end's page headers; cheap to clone.
+/// A front end's page headers: its policy and referrer rule (the rest is
+/// the same for every page). Cheap to make and to clone: a policy written
+/// in the code is never copied, so a handler may make one per answer.
 #[derive(Clone, Debug)]
-pub struct PageHeaders(Arc<Vec<(HeaderName, HeaderValue)>>);
+pub struct PageHeaders {
+    policy: HeaderValue,
+    referrer: Referrer,
+}
 
 /// Where a page's links may send the visitor's address as `Referer`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +30,8 @@ pub enum Referrer {
     OriginElsewhere,
 }
 
+const PERMISSIONS_POLICY: HeaderName = HeaderName::from_static("permissions-policy");
+
 impl PageHeaders {
     /// The headers with `policy` as the Content-Security-Policy (it must
     /// forbid framing itself too: `frame-ancestors 'none'`).
@@ -34,37 +39,40 @@ impl PageHeaders {
         policy: &str,
         referrer: Referrer,
     ) -> Result<Self, axum::http::header::InvalidHeaderValue> {
-        Ok(Self::with(HeaderValue::from_str(policy)?, referrer))
+        Ok(Self {
+            policy: HeaderValue::from_str(policy)?,
+            referrer,
+        })
     }
 
     /// The same for a policy written in the code.
-    pub fn fixed(policy: &'static str, referrer: Referrer) -> Self {
-        Self::with(HeaderValue::from_static(policy), referrer)
-    }
-
-    fn with(policy: HeaderValue, referrer: Referrer) -> Self {
-        let referrer = match referrer {
-            Referrer::None => "no-referrer",
-            Referrer::OriginElsewhere => "strict-origin-when-cross-origin",
-        };
-        Self(Arc::new(vec![
-            (CONTENT_SECURITY_POLICY, policy),
-            (X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
-            (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
-            (REFERRER_POLICY, HeaderValue::from_static(referrer)),
-            (
-                HeaderName::from_static("permissions-policy"),
-                HeaderValue::from_static("camera=(), microphone=(), geolocation=()"),
-            ),
-        ]))
+    pub const fn fixed(policy: &'static str, referrer: Referrer) -> Self {
+        Self {
+            policy: HeaderValue::from_static(policy),
+            referrer,
+        }
     }
 
     /// Adds the headers `resp` does not set itself.
     pub fn apply(&self, mut resp: Response) -> Response {
+        let referrer = match self.referrer {
+            Referrer::None => "no-referrer",
+            Referrer::OriginElsewhere => "strict-origin-when-cross-origin",
+        };
         let h = resp.headers_mut();
-        for (name, value) in self.0.iter() {
-            if !h.contains_key(name) {
-                h.insert(name.clone(), value.clone());
+        let all = [
+            (CONTENT_SECURITY_POLICY, self.policy.clone()),
+            (X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+            (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            (REFERRER_POLICY, HeaderValue::from_static(referrer)),
+            (
+                PERMISSIONS_POLICY,
+                HeaderValue::from_static("camera=(), microphone=(), geolocation=()"),
+            ),
+        ];
+        for (name, value) in all {
+            if !h.contains_key(&name) {
+                h.insert(name, value);
             }
         }
         resp

@@ -16,7 +16,7 @@ use std::marker::PhantomData;
 mod path_id;
 mod required;
 pub use path_id::is_uuid;
-pub use required::required_fields;
+pub use required::{RequiredFields, schema_required};
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -52,9 +52,21 @@ pub fn read<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, FieldProb
 }
 
 /// A whole number as JSON Schema counts one: `12` or `12.0` (serde's
-/// integer types refuse the second). For `#[serde(deserialize_with)]` on
-/// an optional integer field; anything else, or a number beyond `T`, is
-/// refused.
+/// integer types refuse the second); a fraction, or a float beyond what
+/// a double holds exactly (9e15), is not one.
+fn whole_number(n: &serde_json::Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i128)
+        })
+}
+
+/// A [`whole_number`] for `#[serde(deserialize_with)]` on an optional
+/// unsigned field; anything else, or a number beyond `T`, is refused.
 pub fn whole<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
@@ -63,12 +75,8 @@ where
     let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
         return Ok(None);
     };
-    n.as_u64()
-        .or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && (0.0..9.0e15).contains(f))
-                .map(|f| f as u64)
-        })
+    whole_number(&n)
+        .and_then(|w| u64::try_from(w).ok())
         .and_then(|w| T::try_from(w).ok())
         .map(Some)
         .ok_or_else(|| D::Error::custom("must be a whole number (not too large)"))
@@ -237,15 +245,20 @@ impl<'de, const MAX: usize, R: Rule> Deserialize<'de> for Text<MAX, R> {
     }
 }
 
-/// The schema of a string of at most `max` characters; `not_blank` adds
-/// the pattern `\S`, `nullable` the type `null`.
-pub fn text_schema(max: usize, not_blank: bool, nullable: bool) -> ObjectBuilder {
+/// The schema of a string; `nullable` adds the type `null`.
+pub fn string_schema(nullable: bool) -> ObjectBuilder {
     let t = if nullable {
         SchemaType::from_iter([Type::String, Type::Null])
     } else {
         SchemaType::Type(Type::String)
     };
-    let b = ObjectBuilder::new().schema_type(t).max_length(Some(max));
+    ObjectBuilder::new().schema_type(t)
+}
+
+/// The schema of a string of at most `max` characters; `not_blank` adds
+/// the pattern `\S`, `nullable` the type `null`.
+pub fn text_schema(max: usize, not_blank: bool, nullable: bool) -> ObjectBuilder {
+    let b = string_schema(nullable).max_length(Some(max));
     if not_blank {
         b.min_length(Some(1)).pattern(Some(r"\S"))
     } else {
@@ -286,12 +299,9 @@ impl<const MIN: i64, const MAX: i64> Whole<MIN, MAX> {
 
     /// Checks a JSON value; the refusal names the range.
     pub fn from_value(v: &Value) -> Result<Self, OutOfRange> {
-        v.as_i64()
-            .or_else(|| {
-                v.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-                    .map(|f| f as i64)
-            })
+        v.as_number()
+            .and_then(whole_number)
+            .and_then(|n| i64::try_from(n).ok())
             .filter(|n| (MIN..=MAX).contains(n))
             .map(Self)
             .ok_or(OutOfRange { min: MIN, max: MAX })

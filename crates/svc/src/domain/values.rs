@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 
 use std::sync::OnceLock;
 
-use keel_platform::values::{Refusal, Rule, Text, Trimmed, text_schema};
+use keel_platform::values::{Refusal, Rule, Text, Trimmed, string_schema, text_schema};
 use regex::Regex;
 
 /// A push token shaped `<Name>PushToken[<opaque>]`, as the API documents it
@@ -76,15 +76,6 @@ macro_rules! documented {
         }
         impl<const $max: usize> utoipa::ToSchema for $ty {}
     };
-}
-
-fn string(nullable: bool) -> ObjectBuilder {
-    let t = if nullable {
-        SchemaType::from_iter([Type::String, Type::Null])
-    } else {
-        SchemaType::Type(Type::String)
-    };
-    ObjectBuilder::new().schema_type(t)
 }
 
 /// The rule of text that must be there: not blank (`null` is blank too),
@@ -169,7 +160,10 @@ impl<'de> Deserialize<'de> for PushToken {
     }
 }
 
-documented!(PushToken, string(false).pattern(Some(PUSH_TOKEN_PATTERN)));
+documented!(
+    PushToken,
+    string_schema(false).pattern(Some(PUSH_TOKEN_PATTERN))
+);
 
 /// `ios` or `android`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,7 +179,10 @@ impl<'de> Deserialize<'de> for DeviceType {
     }
 }
 
-documented!(DeviceType, string(false).pattern(Some("^(ios|android)$")));
+documented!(
+    DeviceType,
+    string_schema(false).pattern(Some("^(ios|android)$"))
+);
 
 /// A locale tag, e.g. `en-US`; empty as absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -204,7 +201,7 @@ impl<'de> Deserialize<'de> for Locale {
 
 documented!(
     Locale,
-    string(true).pattern(Some(r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3})?$"))
+    string_schema(true).pattern(Some(r"^(?:[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3})?$"))
 );
 
 /// An IANA zone, e.g. `Europe/Berlin`; empty as absent.
@@ -230,7 +227,7 @@ fn zones() -> ObjectBuilder {
             .iter()
             .map(|tz| Value::from(tz.name())),
     );
-    string(true).enum_values(Some(names))
+    string_schema(true).enum_values(Some(names))
 }
 
 documented!(TimeZone, zones());
@@ -253,7 +250,7 @@ impl<'de> Deserialize<'de> for Moment {
 
 documented!(
     Moment,
-    string(true)
+    string_schema(true)
         .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
             utoipa::openapi::KnownFormat::DateTime
         )))
@@ -286,7 +283,7 @@ fn hhmm(raw: &str) -> Option<NaiveTime> {
 
 documented!(
     WallClock,
-    string(true).pattern(Some("^([01][0-9]|2[0-3]):[0-5][0-9]$"))
+    string_schema(true).pattern(Some("^([01][0-9]|2[0-3]):[0-5][0-9]$"))
 );
 
 /// A JSON object of at most 3,072 bytes (as JSON): what a notification

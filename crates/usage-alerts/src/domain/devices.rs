@@ -32,6 +32,8 @@ pub struct Unregistration {
     pub device_token: super::values::Text<400>,
 }
 
+keel_platform::required_fields!(Registration, Unregistration);
+
 /// A Device (elements of `devices` in GET /device).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

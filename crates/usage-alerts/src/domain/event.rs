@@ -59,6 +59,8 @@ pub struct UsageEvent {
     pub cost_usd: Amount,
 }
 
+keel_platform::required_fields!(UsageEvent);
+
 impl UsageEvent {
     /// Every kind of token of the event.
     pub fn tokens(&self) -> i64 {

@@ -1,6 +1,6 @@
 //! Thresholds: what a user configured, what applies, what was crossed.
 
-use keel_platform::values::{read, required_fields};
+use keel_platform::values::{RequiredFields, read};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -55,18 +55,14 @@ pub struct Preferences {
     pub thresholds: Vec<ThresholdConfig>,
 }
 
-fn names(fields: &[String]) -> Vec<&str> {
-    fields.iter().map(String::as_str).collect()
-}
+keel_platform::required_fields!(Preferences, ThresholdConfig);
 
 /// Parses `{thresholds: [...]}`: presence of the list and of every entry's
 /// fields first, then each entry's values, naming the field at fault
 /// (`thresholds[1].value`).
 pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
-    let list_field = required_fields::<Preferences>();
-    values::require(body, &names(&list_field))?;
-    let entry_fields = required_fields::<ThresholdConfig>();
-    let entry_fields = names(&entry_fields);
+    values::require(body, Preferences::required_fields())?;
+    let entry_fields = ThresholdConfig::required_fields();
     let Some(Value::Array(list)) = body.get("thresholds") else {
         return Err(FieldError::invalid("thresholds", "must be an array"));
     };
@@ -83,7 +79,7 @@ pub fn parse(body: &Map<String, Value>) -> Result<Preferences, FieldError> {
                 "must be an object",
             ));
         };
-        if let Some(f) = entry_fields.iter().find(|f| values::is_missing(o.get(**f))) {
+        if let Some(f) = entry_fields.iter().find(|f| values::is_missing(o.get(*f))) {
             return Err(FieldError::Missing(format!("thresholds[{i}].{f}")));
         }
     }

@@ -37,9 +37,12 @@ pub fn is_missing(v: Option<&Value>) -> bool {
 }
 
 /// Presence before format: the first of `fields` that is missing.
-pub fn require(obj: &serde_json::Map<String, Value>, fields: &[&str]) -> Result<(), FieldError> {
-    match fields.iter().find(|f| is_missing(obj.get(**f))) {
-        Some(f) => Err(FieldError::Missing((*f).to_owned())),
+pub fn require<F: AsRef<str>>(
+    obj: &serde_json::Map<String, Value>,
+    fields: &[F],
+) -> Result<(), FieldError> {
+    match fields.iter().find(|f| is_missing(obj.get(f.as_ref()))) {
+        Some(f) => Err(FieldError::Missing(f.as_ref().to_owned())),
         None => Ok(()),
     }
 }
