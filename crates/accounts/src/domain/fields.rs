@@ -1,7 +1,11 @@
 //! Input values parsed at the edge: a value of these types is valid.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use keel_platform::values::{Refusal, Rule, Text};
+use keel_platform::values::{Refusal, Rule, Text, text_schema};
+use utoipa::openapi::KnownFormat;
+use utoipa::openapi::schema::{ObjectBuilder, SchemaFormat, Type};
+
+use super::sent::{Field, documented_fields};
 
 /// A field that is missing or invalid: `{field} {problem}`, e.g.
 /// "username must be 3 to 30 characters".
@@ -26,19 +30,14 @@ impl Invalid {
     }
 }
 
-/// A present, non-empty field.
-pub fn required(value: Option<String>, field: &str) -> Result<String, Invalid> {
-    match value {
-        Some(v) if !v.is_empty() => Ok(v),
-        _ => Err(Invalid::required(field)),
-    }
-}
-
 /// 3–30 characters of `a-z A-Z 0-9 _ . -`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Username(String);
 
 impl Username {
+    /// What a username is made of, for the document.
+    pub const PATTERN: &str = r"^[A-Za-z0-9_.-]{3,30}$";
+
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let ok_len = (3..=30).contains(&raw.chars().count());
         let ok_chars = raw
@@ -61,6 +60,18 @@ impl Username {
     /// Case-insensitive identity (and the slug).
     pub fn key(&self) -> String {
         self.0.to_ascii_lowercase()
+    }
+}
+
+impl Field for Username {
+    fn parse(_: &str, raw: String) -> Result<Self, Invalid> {
+        Self::parse(&raw)
+    }
+
+    fn schema() -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(Self::PATTERN))
     }
 }
 
@@ -95,6 +106,40 @@ impl Email {
     }
 }
 
+impl Field for Email {
+    fn parse(field: &str, raw: String) -> Result<Self, Invalid> {
+        Self::parse(field, &raw)
+    }
+
+    fn schema() -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Email)))
+            .max_length(Some(254))
+    }
+}
+
+/// A new password as sent: 8 to 128 characters, not yet checked against
+/// the person it is for (see [`Password`]).
+pub struct NewPassword(String);
+
+impl Field for NewPassword {
+    fn parse(field: &str, raw: String) -> Result<Self, Invalid> {
+        if (8..=128).contains(&raw.chars().count()) {
+            Ok(Self(raw))
+        } else {
+            Err(Invalid::new(field, "must be 8 to 128 characters"))
+        }
+    }
+
+    fn schema() -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(8))
+            .max_length(Some(128))
+    }
+}
+
 /// A new password: 8–128 characters, not too easy to guess (not one of
 /// the commonly used passwords, nor a simple pattern, nor made of the
 /// user's `context`: their username and address).
@@ -102,10 +147,8 @@ impl Email {
 pub struct Password(String);
 
 impl Password {
-    pub fn parse(field: &str, raw: String, context: &[&str]) -> Result<Self, Invalid> {
-        if !(8..=128).contains(&raw.chars().count()) {
-            return Err(Invalid::new(field, "must be 8 to 128 characters"));
-        }
+    pub fn parse(field: &str, new: NewPassword, context: &[&str]) -> Result<Self, Invalid> {
+        let raw = new.0;
         if let Some(why) = keel_platform::password::too_guessable(&raw, context) {
             return Err(Invalid::new(field, format!("is too easy to guess: {why}")));
         }
@@ -144,6 +187,45 @@ pub type PasskeyName = Text<64, OneTo>;
 pub fn text<const MAX: usize>(field: &str, raw: &str) -> Result<Text<MAX, OneTo>, Invalid> {
     Text::parse(raw).map_err(|r| Invalid::new(field, Text::<MAX, OneTo>::words(r)))
 }
+
+impl<const MAX: usize> Field for Text<MAX, OneTo> {
+    fn parse(field: &str, raw: String) -> Result<Self, Invalid> {
+        text(field, &raw)
+    }
+
+    fn schema() -> ObjectBuilder {
+        text_schema(MAX, true, false)
+    }
+}
+
+/// A completion date: midnight UTC of a real calendar day written
+/// `MM/DD/YYYY` (one-digit month and day allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompleteBy(pub DateTime<Utc>);
+
+impl Field for CompleteBy {
+    fn parse(_: &str, raw: String) -> Result<Self, Invalid> {
+        parse_complete_by(&raw).map(Self)
+    }
+
+    fn schema() -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(COMPLETE_BY))
+    }
+}
+
+documented_fields!(Username, Email, NewPassword, CompleteBy);
+
+/// The dates [`parse_complete_by`] accepts: months of 31 and 30 days,
+/// February to the 28th, and the 29th in leap years (every fourth year,
+/// centuries only when divisible by 400).
+const COMPLETE_BY: &str = concat!(
+    r"^(?:(?:0?[13578]|1[02])/(?:0?[1-9]|[12][0-9]|3[01])/[0-9]{4}",
+    r"|(?:0?[469]|11)/(?:0?[1-9]|[12][0-9]|30)/[0-9]{4}",
+    r"|0?2/(?:0?[1-9]|1[0-9]|2[0-8])/[0-9]{4}",
+    r"|0?2/29/(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00))$"
+);
 
 /// `MM/DD/YYYY` (one-digit month and day allowed), a real calendar date;
 /// midnight UTC of that day.

@@ -14,6 +14,7 @@ pub mod passkey_sign_in;
 pub mod passkeys;
 pub mod profile;
 pub mod proof;
+pub mod sent;
 pub mod sessions;
 pub mod two_factor;
 pub mod users;

@@ -12,6 +12,10 @@ use rand::RngCore;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+
+use super::fields::Invalid;
+use super::sent::{Field, documented_fields};
 use crate::entity::passkey_ceremony::{ActiveModel, Column, Entity};
 
 /// What a ceremony is for.
@@ -40,9 +44,31 @@ pub enum CeremonyError {
 }
 
 /// A ceremony id as a client sends it: 32 hexadecimal characters.
-pub fn is_ceremony_id(raw: &str) -> bool {
-    raw.len() == 32 && raw.bytes().all(|b| b.is_ascii_hexdigit())
+pub struct CeremonyId(String);
+
+impl CeremonyId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
+
+impl Field for CeremonyId {
+    fn parse(field: &str, raw: String) -> Result<Self, Invalid> {
+        if raw.len() == 32 && raw.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(Self(raw))
+        } else {
+            Err(Invalid::new(field, "must be 32 hexadecimal characters"))
+        }
+    }
+
+    fn schema() -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^[0-9a-fA-F]{32}$"))
+    }
+}
+
+documented_fields!(CeremonyId);
 
 /// Stores `state` until `expires_at`; answers the ceremony's id.
 pub async fn put(

@@ -10,13 +10,14 @@ use utoipa::{IntoParams, ToSchema};
 use super::limits;
 use crate::auth::Authed;
 use crate::domain::email::{self, Mailing};
-use crate::domain::fields::{Email, Password, Username, required};
+use crate::domain::fields::{Email, NewPassword, Password, Username};
+use crate::domain::sent::{Code, Given, Sent};
 use crate::domain::sessions::Client;
 use crate::domain::{profile, sessions, two_factor};
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
 use crate::id::SessionId;
-use crate::input::{Input, Params, lenient_string};
+use crate::input::{Input, Params};
 use crate::routes::failures::*;
 use crate::state::AppState;
 use crate::state::Inner;
@@ -80,10 +81,7 @@ pub async fn start_two_factor(
 #[into_params(parameter_in = Query)]
 pub struct CodeBody {
     /// The code from the authenticator app.
-    #[serde(default, deserialize_with = "lenient_string")]
-    #[schema(value_type = String, required = true, min_length = 1)]
-    #[param(value_type = String, required = true, min_length = 1)]
-    code: Option<String>,
+    code: Sent<Code>,
 }
 
 /// Confirm two-factor setup with a code of the pending secret.
@@ -99,7 +97,7 @@ pub async fn confirm_two_factor(
     me: Authed,
     Input(body): Input<CodeBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let code = required(body.code, "code")?;
+    let code = body.code.parse("code")?.into_string();
     two_factor::confirm(state.keys(), &me.user, &code).await?;
     Ok(done(
         "TWO_FACTOR_ENABLED",
@@ -120,7 +118,7 @@ pub async fn disable_two_factor(
     me: Authed,
     Params(q): Params<CodeBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let code = required(q.code, "code")?;
+    let code = q.code.parse("code")?.into_string();
     two_factor::disable(state.keys(), &me.user, &code).await?;
     Ok(done(
         "TWO_FACTOR_DISABLED",
@@ -148,8 +146,7 @@ pub async fn backup_codes(
 #[derive(Deserialize, ToSchema)]
 pub struct EmailBody {
     /// The new address: valid, at most 254 characters.
-    #[schema(value_type = String, required = true, format = Email, max_length = 254)]
-    email: Option<String>,
+    email: Sent<Email>,
 }
 
 /// Start changing the email address: a token goes to the new address.
@@ -166,7 +163,7 @@ pub async fn change_email(
     me: Authed,
     Input(body): Input<EmailBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let new = Email::parse("email", &required(body.email, "email")?)?;
+    let new = body.email.parse("email")?;
     email::start(state.db(), mailing(&state), &me.user, &new).await?;
     Ok(done(
         "PENDING_CONFIRMATION",
@@ -222,11 +219,9 @@ pub async fn confirm_email_change(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordBody {
-    #[schema(value_type = String, required = true, min_length = 1)]
-    old_password: Option<String>,
+    old_password: Sent<Given>,
     /// 8 to 128 characters, not one of the commonly used passwords.
-    #[schema(value_type = String, required = true, min_length = 8, max_length = 128)]
-    new_password: Option<String>,
+    new_password: Sent<NewPassword>,
 }
 
 /// Change the password; every other session ends.
@@ -243,12 +238,12 @@ pub async fn change_password(
     client: Client,
     Input(body): Input<PasswordBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let old = required(body.old_password, "oldPassword")?;
+    let old = body.old_password.parse("oldPassword")?.into_string();
     let local = me.user.email.split('@').next().unwrap_or_default();
     let context = [me.user.username.as_str(), me.user.email.as_str(), local];
     let new = Password::parse(
         "newPassword",
-        required(body.new_password, "newPassword")?,
+        body.new_password.parse("newPassword")?,
         &context,
     )?;
     let knock = limits::knock(&state, limits::PROOF, client.ip, Some(&me.user.id)).await?;
@@ -261,8 +256,7 @@ pub async fn change_password(
 #[derive(Deserialize, ToSchema)]
 pub struct UsernameBody {
     /// 3 to 30 characters of `a-z A-Z 0-9 _ . -`, not taken (in any case).
-    #[schema(value_type = String, required = true, pattern = r"^[A-Za-z0-9_.-]{3,30}$")]
-    username: Option<String>,
+    username: Sent<Username>,
 }
 
 /// Change the username (the slug follows).
@@ -278,7 +272,7 @@ pub async fn change_username(
     me: Authed,
     Input(body): Input<UsernameBody>,
 ) -> Result<Json<CodeMessage>, Error> {
-    let name = Username::parse(&required(body.username, "username")?)?;
+    let name = body.username.parse("username")?;
     profile::change_username(state.db(), &state.sessions, &me.user, &name).await?;
     Ok(done(
         "USERNAME_CHANGED",

@@ -8,7 +8,8 @@ use utoipa::ToSchema;
 use super::limits;
 use crate::auth::Authed;
 use crate::domain::auth;
-use crate::domain::fields::{Email, Password, Username, required};
+use crate::domain::fields::{Email, NewPassword, Password, Username};
+use crate::domain::sent::{Given, Sent};
 use crate::domain::sessions::{self, Client};
 use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
@@ -20,14 +21,11 @@ use crate::views::{self, CodeMessage};
 #[derive(Deserialize, ToSchema)]
 pub struct RegisterBody {
     /// 3 to 30 characters of `a-z A-Z 0-9 _ . -`, not taken (in any case).
-    #[schema(value_type = String, required = true, pattern = r"^[A-Za-z0-9_.-]{3,30}$")]
-    username: Option<String>,
+    username: Sent<Username>,
     /// A valid address of at most 254 characters, not taken.
-    #[schema(value_type = String, required = true, format = Email, max_length = 254)]
-    email: Option<String>,
+    email: Sent<Email>,
     /// 8 to 128 characters, not one of the commonly used passwords.
-    #[schema(value_type = String, required = true, min_length = 8, max_length = 128)]
-    password: Option<String>,
+    password: Sent<NewPassword>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -66,10 +64,10 @@ pub async fn register(
     Input(body): Input<RegisterBody>,
 ) -> Result<NoStore<Json<AuthResponse>>, Error> {
     limits::register(&state, client.ip).await?;
-    let username = Username::parse(&required(body.username, "username")?)?;
-    let email = Email::parse("email", &required(body.email, "email")?)?;
+    let username = body.username.parse("username")?;
+    let email = body.email.parse("email")?;
     let context = [username.as_str(), email.as_str(), email.local_part()];
-    let password = Password::parse("password", required(body.password, "password")?, &context)?;
+    let password = Password::parse("password", body.password.parse("password")?, &context)?;
     let registration = auth::Registration {
         username,
         email,
@@ -93,10 +91,8 @@ pub async fn register(
 #[derive(Deserialize, ToSchema)]
 pub struct LoginBody {
     /// Username or email.
-    #[schema(value_type = String, required = true, min_length = 1)]
-    login: Option<String>,
-    #[schema(value_type = String, required = true, min_length = 1)]
-    password: Option<String>,
+    login: Sent<Given>,
+    password: Sent<Given>,
     /// When two-factor is on: a code from the authenticator app, or an unused backup code.
     #[serde(default, deserialize_with = "lenient_string")]
     code: Option<String>,
@@ -118,8 +114,8 @@ pub async fn login(
     Input(body): Input<LoginBody>,
 ) -> Result<NoStore<Json<AuthResponse>>, Error> {
     let attempt = auth::Login {
-        login: required(body.login, "login")?,
-        password: required(body.password, "password")?,
+        login: body.login.parse("login")?.into_string(),
+        password: body.password.parse("password")?.into_string(),
         code: body.code,
     };
     let knock = limits::knock(&state, limits::LOGIN, client.ip, Some(&attempt.login)).await?;
@@ -131,8 +127,7 @@ pub async fn login(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RefreshBody {
-    #[schema(value_type = String, required = true, min_length = 1)]
-    refresh_token: Option<String>,
+    refresh_token: Sent<Given>,
 }
 
 /// Exchange a refresh token for a new pair; the old refresh token is spent,
@@ -149,7 +144,7 @@ pub async fn refresh(
     State(state): State<AppState>,
     Input(body): Input<RefreshBody>,
 ) -> Result<NoStore<Json<AuthResponse>>, Error> {
-    let token = required(body.refresh_token, "refreshToken")?;
+    let token = body.refresh_token.parse("refreshToken")?.into_string();
     let (user, pair) =
         sessions::refresh(state.db(), &state.sessions, &state.issuer(), &token).await?;
     Ok(tokens(&user, pair))

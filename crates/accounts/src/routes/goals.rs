@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Authed;
-use crate::domain::fields::{self, required};
+use crate::domain::fields::Title;
+use crate::domain::sent::Sent;
 use crate::domain::{goal_links, goals};
 use crate::entity::weekly_goal;
 use crate::error::Error;
@@ -59,8 +60,7 @@ pub async fn get_weekly(
 #[serde(rename_all = "camelCase")]
 pub struct WeeklyBody {
     /// 1 to 200 characters, not blank (kept trimmed).
-    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
-    title: Option<String>,
+    title: Sent<Title>,
     /// One of the user's yearly goals to put it in (empty: none).
     #[schema(value_type = String, pattern = r"^(?:[0-9a-fA-F]{24})?$")]
     #[serde(default, deserialize_with = "crate::input::present_string")]
@@ -89,7 +89,7 @@ pub async fn create_weekly(
     me: Authed,
     Input(body): Input<WeeklyBody>,
 ) -> Result<Json<WeeklyCreated>, Error> {
-    let title = fields::text("title", &required(body.title, "title")?)?;
+    let title = body.title.parse("title")?;
     let yearly = body
         .yearly_goal
         .filter(|y| !y.is_empty())

@@ -16,10 +16,11 @@ use super::auth::{AuthResponse, tokens};
 use super::limits;
 use super::proof::ProofBody;
 use crate::auth::Authed;
-use crate::domain::fields::{self, required};
-use crate::domain::passkey_ceremonies::is_ceremony_id;
+use crate::domain::fields::{self, PasskeyName};
+use crate::domain::passkey_ceremonies::CeremonyId;
 use crate::domain::passkey_sign_in;
 use crate::domain::passkeys::{self, PasskeyError};
+use crate::domain::sent::Sent;
 use crate::domain::sessions::Client;
 use crate::error::code::*;
 use crate::error::{Error, ErrorBody};
@@ -72,8 +73,7 @@ pub async fn start_passkey_registration(
 #[serde(rename_all = "camelCase")]
 pub struct AddPasskeyBody {
     /// From the options.
-    #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
-    ceremony_id: Option<String>,
+    ceremony_id: Sent<CeremonyId>,
     /// 1 to 64 characters (default `Passkey`).
     #[serde(default, deserialize_with = "crate::input::present_string")]
     #[schema(value_type = String, min_length = 1, max_length = 64, pattern = r"\S")]
@@ -82,18 +82,6 @@ pub struct AddPasskeyBody {
     /// its `toJSON()` writes it (binary fields in base64url).
     #[schema(schema_with = super::webauthn_json::attestation, required = true)]
     credential: Option<RegisterPublicKeyCredential>,
-}
-
-fn ceremony_id(raw: Option<String>) -> Result<String, fields::Invalid> {
-    let id = required(raw, "ceremonyId")?;
-    if is_ceremony_id(&id) {
-        Ok(id)
-    } else {
-        Err(fields::Invalid::new(
-            "ceremonyId",
-            "must be 32 hexadecimal characters",
-        ))
-    }
 }
 
 fn credential<T>(raw: Option<T>) -> Result<T, fields::Invalid> {
@@ -114,15 +102,22 @@ pub async fn add_passkey(
     me: Authed,
     JsonInput(body): JsonInput<AddPasskeyBody>,
 ) -> Result<(StatusCode, Json<PasskeyView>), Error> {
-    let ceremony = ceremony_id(body.ceremony_id)?;
+    let ceremony = body.ceremony_id.parse("ceremonyId")?;
     let name = match body.name {
         Some(n) => fields::text::<64>("name", &n)?.into_string(),
         None => "Passkey".to_owned(),
     };
     let credential = credential(body.credential)?;
     let (rp, _) = state.relying_party();
-    let key = passkeys::finish_registration(state.db(), rp, &me.user, &ceremony, name, &credential)
-        .await?;
+    let key = passkeys::finish_registration(
+        state.db(),
+        rp,
+        &me.user,
+        ceremony.as_str(),
+        name,
+        &credential,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json((&key).into())))
 }
 
@@ -142,8 +137,7 @@ pub async fn list_passkeys(
 #[derive(Deserialize, ToSchema)]
 pub struct RenamePasskeyBody {
     /// 1 to 64 characters.
-    #[schema(value_type = String, required = true, min_length = 1, max_length = 64, pattern = r"\S")]
-    name: Option<String>,
+    name: Sent<PasskeyName>,
 }
 
 /// Rename a passkey.
@@ -162,7 +156,7 @@ pub async fn rename_passkey(
     Input(body): Input<RenamePasskeyBody>,
 ) -> Result<Json<PasskeyView>, Error> {
     let id = PasskeyId::parse_as("passkeyId", &id)?;
-    let name = fields::text::<64>("name", &required(body.name, "name")?)?;
+    let name = body.name.parse("name")?;
     let key = passkeys::rename(state.db(), &me.user.id, &id, name.into_string()).await?;
     Ok(Json((&key).into()))
 }
@@ -246,8 +240,7 @@ pub async fn passkey_sign_in_options(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasskeySignInBody {
-    #[schema(value_type = String, required = true, pattern = r"^[0-9a-fA-F]{32}$")]
-    ceremony_id: Option<String>,
+    ceremony_id: Sent<CeremonyId>,
     /// The `PublicKeyCredential` `navigator.credentials.get` answered, as
     /// its `toJSON()` writes it.
     #[schema(schema_with = super::webauthn_json::assertion, required = true)]
@@ -272,12 +265,19 @@ pub async fn passkey_sign_in(
     JsonInput(body): JsonInput<PasskeySignInBody>,
 ) -> Result<NoStore<Json<AuthResponse>>, Error> {
     let knock = limits::knock(&state, limits::PASSKEY, client.ip, None).await?;
-    let ceremony = ceremony_id(body.ceremony_id)?;
+    let ceremony = body.ceremony_id.parse("ceremonyId")?;
     let credential = credential(body.credential)?;
     let (rp, _) = state.relying_party();
     let issuer = state.issuer();
-    let signed_in =
-        passkey_sign_in::finish(state.db(), rp, &issuer, &ceremony, &credential, &client).await;
+    let signed_in = passkey_sign_in::finish(
+        state.db(),
+        rp,
+        &issuer,
+        ceremony.as_str(),
+        &credential,
+        &client,
+    )
+    .await;
     match signed_in {
         Ok((user, pair)) => {
             knock.accepted();

@@ -5,8 +5,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::limits;
-use crate::domain::fields::required;
 use crate::domain::proof::Proof;
+use crate::domain::sent::{Given, Sent};
 use crate::domain::sessions::Client;
 use crate::entity::user;
 use crate::error::Error;
@@ -16,8 +16,7 @@ use crate::state::AppState;
 #[derive(Deserialize, ToSchema)]
 pub struct ProofBody {
     /// The current password.
-    #[schema(value_type = String, required = true, min_length = 1)]
-    password: Option<String>,
+    password: Sent<Given>,
     /// When two-factor is on: a code from the authenticator app, or an unused backup code.
     #[serde(default, deserialize_with = "lenient_string")]
     code: Option<String>,
@@ -32,7 +31,7 @@ impl ProofBody {
         client: &Client,
         u: &user::Model,
     ) -> Result<Proof<'a>, Error> {
-        let password = required(self.password, "password")?;
+        let password = self.password.parse("password")?.into_string();
         let knock = limits::knock(state, limits::PROOF, client.ip, Some(&u.id)).await?;
         Ok(Proof {
             password,

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Authed;
-use crate::domain::fields::{self, parse_complete_by, required};
+use crate::domain::fields::{CompleteBy, Title};
+use crate::domain::sent::Sent;
 use crate::domain::{goal_links, goals};
 use crate::error::{Error, ErrorBody};
 use crate::id::GoalId;
@@ -57,31 +58,11 @@ pub async fn get_yearly(
 #[serde(rename_all = "camelCase")]
 pub struct YearlyBody {
     /// 1 to 200 characters, not blank (kept trimmed).
-    #[schema(value_type = String, required = true, max_length = 200, pattern = r"\S")]
-    title: Option<String>,
+    title: Sent<Title>,
     /// A real calendar date written `MM/DD/YYYY` (one-digit month and day
     /// allowed); the pattern spells out which dates exist.
-    #[schema(schema_with = complete_by_schema, required = true)]
-    complete_by: Option<String>,
+    complete_by: Sent<CompleteBy>,
 }
-
-fn complete_by_schema() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .pattern(Some(COMPLETE_BY))
-        .build()
-}
-
-/// The dates `parse_complete_by` accepts: months of 31 and 30 days, February
-/// to the 28th, and the 29th in leap years (every fourth year, centuries
-/// only when divisible by 400).
-const COMPLETE_BY: &str = concat!(
-    r"^(?:(?:0?[13578]|1[02])/(?:0?[1-9]|[12][0-9]|3[01])/[0-9]{4}",
-    r"|(?:0?[469]|11)/(?:0?[1-9]|[12][0-9]|30)/[0-9]{4}",
-    r"|0?2/(?:0?[1-9]|1[0-9]|2[0-8])/[0-9]{4}",
-    r"|0?2/29/(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00))$"
-);
 
 #[derive(Serialize, ToSchema)]
 pub struct YearlyCreated {
@@ -102,8 +83,8 @@ pub async fn create_yearly(
     me: Authed,
     Input(body): Input<YearlyBody>,
 ) -> Result<Json<YearlyCreated>, Error> {
-    let title = fields::text("title", &required(body.title, "title")?)?;
-    let by = parse_complete_by(&required(body.complete_by, "completeBy")?)?;
+    let title = body.title.parse("title")?;
+    let CompleteBy(by) = body.complete_by.parse("completeBy")?;
     let goal = goals::yearly_create(state.db(), &me.user_id(), title, by).await?;
     let created = goal_links::YearlyWithWeekly {
         goal,

@@ -188,3 +188,82 @@ async fn a_path_prefix_can_be_configured() {
     let user = api.register("ada").await;
     api.me(&user.token).await;
 }
+
+/// The first problem named is the first field's, in the order the fields
+/// are read (username, email, password), and an absent field is named
+/// before a malformed one only when it comes first: whatever order the
+/// body lists them in, and in either format.
+#[tokio::test]
+async fn a_body_with_several_problems_names_the_first_field_in_reading_order() {
+    let api = Api::with(&[("KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE", "100")]).await;
+    let cases = [
+        (json!({}), "username is required"),
+        (json!({"password": "x", "email": "nope"}), "username is required"),
+        (
+            json!({"password": "x", "email": "nope", "username": "a"}),
+            "username must be",
+        ),
+        (
+            json!({"password": "x", "email": "nope", "username": "ada"}),
+            "email must be a valid email address",
+        ),
+        (
+            json!({"password": "x", "username": "ada"}),
+            "email is required",
+        ),
+        (
+            json!({"password": "x", "email": "ada@example.com", "username": "ada"}),
+            "password must be 8 to 128 characters",
+        ),
+        (
+            json!({"email": "ada@example.com", "username": "ada"}),
+            "password is required",
+        ),
+    ];
+    for (body, expected) in cases {
+        let r = api
+            .send_json(Method::POST, "/auth/register", None, &body)
+            .await;
+        assert_eq!((r.status, r.code()), (400, "VALIDATION_ERROR"), "{body}");
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(expected), "{body}: {message}");
+        let form: Vec<(String, String)> = body
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+            .collect();
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let r = api.post("/auth/register", None, &form).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(expected), "form {body}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_required_field_that_is_null_or_empty_is_named_as_required() {
+    let api = Api::start().await;
+    let user = api.register("ada").await;
+    for title in [json!(null), json!("")] {
+        let r = api
+            .send_json(
+                Method::POST,
+                "/goals/yearly",
+                Some(&user.token),
+                &json!({"title": title, "completeBy": "12/31/2030"}),
+            )
+            .await;
+        assert_eq!((r.status, r.code()), (400, "VALIDATION_ERROR"), "{}", r.text);
+        assert_eq!(r.body["message"], "title is required", "{}", r.text);
+    }
+    let r = api
+        .send_json(
+            Method::POST,
+            "/goals/yearly",
+            Some(&user.token),
+            &json!({"title": "run", "completeBy": "02/30/2030"}),
+        )
+        .await;
+    assert_eq!((r.status, r.code()), (400, "VALIDATION_ERROR"), "{}", r.text);
+    assert!(r.body["message"].as_str().unwrap_or_default().starts_with("completeBy"));
+}
