@@ -54,6 +54,7 @@ pub mod code {
     pub const SEND_NOT_FOUND: &str = "svc_push_send_not_found";
     pub const NOT_CANCELLABLE: &str = "svc_push_not_cancellable";
     pub const IDEMPOTENCY_KEY_REUSED: &str = "svc_push_idempotency_key_reused";
+    pub const NO_RECIPIENTS: &str = "svc_push_no_recipients";
     pub const DEVICE_NOT_FOUND: &str = "svc_push_device_not_found";
     pub const INVALID_FILE_TYPE: &str = "invalid_file_type";
     pub const INVALID_USERNAME: &str = "invalid_username";
@@ -292,6 +293,7 @@ impl From<SendError> for Error {
         match e {
             SendError::NotFound => Error::not_found(SEND_NOT_FOUND, e.to_string()),
             SendError::NotCancellable(_) => Error::conflict(NOT_CANCELLABLE, e.to_string()),
+            SendError::NoRecipients => Error::bad_request(NO_RECIPIENTS, e.to_string()),
             SendError::KeyReused => Error::api(
                 axum::http::StatusCode::UNPROCESSABLE_ENTITY,
                 IDEMPOTENCY_KEY_REUSED,

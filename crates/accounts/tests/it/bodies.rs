@@ -198,7 +198,10 @@ async fn a_body_with_several_problems_names_the_first_field_in_reading_order() {
     let api = Api::with(&[("KEEL_ACCOUNTS_REGISTRATIONS_PER_MINUTE", "100")]).await;
     let cases = [
         (json!({}), "username is required"),
-        (json!({"password": "x", "email": "nope"}), "username is required"),
+        (
+            json!({"password": "x", "email": "nope"}),
+            "username is required",
+        ),
         (
             json!({"password": "x", "email": "nope", "username": "a"}),
             "username must be",
@@ -253,7 +256,12 @@ async fn a_required_field_that_is_null_or_empty_is_named_as_required() {
                 &json!({"title": title, "completeBy": "12/31/2030"}),
             )
             .await;
-        assert_eq!((r.status, r.code()), (400, "VALIDATION_ERROR"), "{}", r.text);
+        assert_eq!(
+            (r.status, r.code()),
+            (400, "VALIDATION_ERROR"),
+            "{}",
+            r.text
+        );
         assert_eq!(r.body["message"], "title is required", "{}", r.text);
     }
     let r = api
@@ -264,6 +272,16 @@ async fn a_required_field_that_is_null_or_empty_is_named_as_required() {
             &json!({"title": "run", "completeBy": "02/30/2030"}),
         )
         .await;
-    assert_eq!((r.status, r.code()), (400, "VALIDATION_ERROR"), "{}", r.text);
-    assert!(r.body["message"].as_str().unwrap_or_default().starts_with("completeBy"));
+    assert_eq!(
+        (r.status, r.code()),
+        (400, "VALIDATION_ERROR"),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("completeBy")
+    );
 }

@@ -86,7 +86,7 @@ const REPLAYED: &str = "idempotent-replayed";
         (status = 202, body = SendAccepted, headers(
             ("Idempotent-Replayed" = String, description = "`true` when this repeats the answer to an earlier request with the same Idempotency-Key"),
         )),
-        (status = 400, body = ErrorBody),
+        (status = 400, description = format!("{REST_INVALID_PARAM} or {REST_MISSING_PARAM} naming the field; {NO_RECIPIENTS} when no active device matches the target (nothing is stored)"), body = ErrorBody),
         NotPushAdmin,
         (status = 422, description = IDEMPOTENCY_KEY_REUSED, body = ErrorBody),
     ))]

@@ -292,7 +292,8 @@ async fn every_admin_action_is_in_the_audit_log_filterable_by_admin() {
             .status,
         200
     );
-    // A send made in an hour, and cancelled.
+    // A send made in an hour (to a device registered first), and cancelled.
+    svc.registered(0).await;
     let at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let r = svc
         .admin_call(

@@ -93,6 +93,7 @@ async fn each_admins_keys_are_their_own_and_a_bad_key_is_400() {
         user: "second".into(),
         password,
     };
+    svc.registered(0).await;
     let body = json!({"title": "Hi", "body": "there"});
     let a = send_keyed(&svc, &ada, "shared-key", &body).await;
     let b = send_keyed(&svc, &bob, "shared-key", &body).await;
@@ -146,6 +147,7 @@ async fn expired_keys_are_forgotten_by_the_hourly_purge_whoever_made_them() {
     // Every second here, so the test waits for the tick, not the hour.
     let svc = Svc::with(&[("KEEL_SVC_IDEMPOTENCY_PURGE_CRON", "* * * * * *".into())]).await;
     let admin = svc.push_admin().await;
+    svc.registered(0).await;
     let body = json!({"title": "Kept", "body": "a day"});
     for k in ["old-key", "new-key"] {
         assert_eq!(send_keyed(&svc, &admin, k, &body).await.status, 202);

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use keel_platform::sea_orm::Set;
+use reqwest::Method;
 use serde_json::json;
 
 use crate::helpers::Svc;
@@ -103,13 +104,41 @@ async fn filters_pick_devices_by_type_locale_app_version_and_token() {
 }
 
 #[tokio::test]
-async fn a_send_with_no_matching_device_is_sent_at_once_to_nobody() {
+async fn a_send_that_would_reach_no_device_is_refused_and_nothing_is_stored() {
     let svc = Svc::start().await;
     let admin = svc.push_admin().await;
+    let at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    for body in [
+        json!({"title": "t", "body": "b"}),
+        json!({"title": "t", "body": "b", "send_at": at}),
+        json!({"title": "t", "body": "b", "local_time": "09:30"}),
+    ] {
+        let r = svc.send(&admin, body.clone()).await;
+        assert_eq!(
+            (r.status, r.body["code"].as_str()),
+            (400, Some("svc_push_no_recipients")),
+            "{body}: {}",
+            r.text
+        );
+        assert!(
+            r.body["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("would reach no one")
+        );
+    }
+    let list = svc
+        .admin_call(Method::GET, "/sends", admin.auth(), None)
+        .await;
+    assert_eq!(list.body["total"], 0, "nothing stored: {}", list.text);
+    svc.registered(0).await;
     let r = svc.send(&admin, json!({"title": "t", "body": "b"})).await;
-    assert_eq!(r.status, 202, "{}", r.text);
-    assert_eq!(r.body["recipients"], 0);
-    assert_eq!(r.body["status"], "sent");
+    assert_eq!(
+        (r.status, r.body["recipients"].as_i64()),
+        (202, Some(1)),
+        "{}",
+        r.text
+    );
 }
 
 #[tokio::test]

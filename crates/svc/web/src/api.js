@@ -38,8 +38,26 @@ export async function call(method, path, body, idempotencyKey) {
   const signingIn = path === "/admin/login";
   if (!signingIn && (r.status === 401 || (r.status === 403 && data && /nonce|cookie/.test(data.code || "")))) {
     ended("Your session has ended: sign in again.");
+  } else if (r.status === 403 && data && data.code === "svc_push_forbidden" && (await sessionGone())) {
+    // The push routes answer 403 whether the session ended or the admin
+    // lacks the capability: a route that answers 401 tells them apart.
+    ended("Your session has ended: sign in again.");
   }
   return { status: r.status, data, headers: r.headers };
+}
+
+/// Whether svc no longer knows this tab's session (its own list of
+/// application passwords answers 401 then).
+async function sessionGone() {
+  try {
+    const r = await fetch(api + "/admin/app-passwords", {
+      headers: { Accept: "application/json", "X-Svc-Nonce": nonce() },
+      credentials: "same-origin",
+    });
+    return r.status === 401;
+  } catch (_) {
+    return false;
+  }
 }
 
 /// Downloads the file at `path` with the session's nonce in its header

@@ -18,7 +18,7 @@ export function compose() {
   };
   // Counted again only when the audience changes, not at each letter of
   // the title.
-  const form = h("form", { id: "compose", oninput: (e) => e.target.closest("#audience") && recount(), onsubmit: review },
+  const form = h("form", { id: "compose", oninput: (e) => e.target.closest("#audience") && recount(), onchange: whenChosen, onsubmit: review },
     h("label", { for: "title" }, "Title"),
     h("input", { id: "title", required: true, maxlength: 200 }),
     h("label", { for: "body" }, "Message"),
@@ -35,20 +35,41 @@ export function compose() {
       h("label", { for: "push-tokens" }, "Push tokens, one a line (at most 10,000)"),
       h("textarea", { id: "push-tokens", rows: 3 })),
     count,
-    h("fieldset", {}, h("legend", {}, "When"),
+    h("fieldset", { id: "when" }, h("legend", {}, "When"),
       h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "now", checked: true }), "Now"),
-      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "at" }), "At a time"),
-      h("label", { for: "send-at" }, "Date and time (yours)"),
-      h("input", { id: "send-at", type: "datetime-local" }),
-      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "local" }), "At a time in each device's zone"),
-      h("label", { for: "local-time" }, "Local time"),
-      h("input", { id: "local-time", type: "time" })),
+      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "at" }), "At a date and time (yours)"),
+      h("label", { for: "send-at", class: "sub" }, "Date and time"),
+      h("input", { id: "send-at", type: "datetime-local", class: "sub", disabled: true }),
+      h("label", { class: "choice" }, h("input", { type: "radio", name: "when", value: "local" }), "At a time of day in each device's zone"),
+      h("label", { for: "local-time", class: "sub" }, "Local time"),
+      h("input", { id: "local-time", type: "time", class: "sub", disabled: true })),
     h("button", { type: "submit" }, "Review"),
     error);
   const confirmBox = h("section", { id: "confirm", hidden: true, "aria-labelledby": "confirm-title" });
   show("New send", form, confirmBox);
   let counting = null;
   let last = null;
+
+  /// Only the chosen way's boxes can be filled in (and reached by Tab).
+  function whenChosen(e) {
+    if (e.target.name !== "when") return;
+    const when = e.target.value;
+    form.querySelector("#send-at").disabled = when !== "at";
+    form.querySelector("#local-time").disabled = when !== "local";
+  }
+  /// Why the "When" part cannot be sent as it is, or "".
+  function whenProblem() {
+    const when = form.querySelector("input[name=when]:checked").value;
+    if (when === "at") {
+      const at = form.querySelector("#send-at").value;
+      if (!at) return "Choose the date and time to send at, or choose Now.";
+      if (new Date(at) <= new Date()) return "That time has passed: choose a later one, or choose Now.";
+    }
+    if (when === "local" && !form.querySelector("#local-time").value) {
+      return "Choose the time of day to send at in each device's zone, or choose Now.";
+    }
+    return "";
+  }
 
   function target() {
     const t = {};
@@ -86,8 +107,7 @@ export function compose() {
     if (Object.keys(data).length) b.data = data;
     const when = form.querySelector("input[name=when]:checked").value;
     if (when === "at") {
-      const at = form.querySelector("#send-at").value;
-      if (at) b.send_at = new Date(at).toISOString();
+      b.send_at = new Date(form.querySelector("#send-at").value).toISOString();
     } else if (when === "local") {
       b.local_time = form.querySelector("#local-time").value;
     }
@@ -96,10 +116,13 @@ export function compose() {
   async function review(e) {
     e.preventDefault();
     say(error, "");
+    const why = whenProblem();
+    if (why) return say(error, why);
     const b = body();
     const res = await call("POST", "/recipients/count", { target: b.target });
     if (res.status !== 200) return say(error, problem(res));
     const n = res.data.recipients;
+    if (n === 0) return say(error, "No active device matches this audience: the send would reach no one. Widen the filters.");
     const key = crypto.randomUUID();
     const whenText = b.local_time ? `at ${b.local_time} in each device's zone` : b.send_at ? `at ${new Date(b.send_at).toLocaleString()}` : "now";
     confirmBox.replaceChildren(

@@ -5,8 +5,10 @@ import { alertBox, failed, h, heading, pager, plural, repeat, repeating, say, sh
 
 const FINAL = new Set(["sent", "cancelled"]);
 const STATES = ["pending", "queued", "sent", "failed", "skipped", "cancelled"];
-// A send's page stops asking this long after it was opened.
+// A send's page asks every 1.5 s for this long after it was opened, then
+// every 30 s until the send is done and its receipts are in.
 const WATCH_MS = 15 * 60 * 1000;
+const SLOW_MS = 30 * 1000;
 
 export async function sends(page) {
   const res = await call("GET", `/sends?page=${page}&per_page=20`);
@@ -34,16 +36,21 @@ export async function send(id) {
   const figures = h("dl", { class: "figures", id: "figures" });
   const bar = h("div", { class: "bar-chart", id: "progress", role: "img" });
   const status = h("p", { id: "status", "aria-live": "polite" });
+  const message = h("div", { class: "preview", id: "message", "aria-label": "The message" });
+  const receipts = h("p", { id: "receipts-note" });
   const cancel = h("button", { type: "button", id: "cancel", hidden: true, onclick: doCancel }, "Cancel what has not gone out");
-  show("Send", status, bar, figures, cancel, error, h("p", {}, h("a", { href: "#/sends" }, "All sends")));
+  show("Send", message, status, bar, figures, receipts, cancel, error, h("p", {}, h("a", { href: "#/sends" }, "All sends")));
   const opened = Date.now();
+  let slow = false;
   async function draw() {
     const res = await call("GET", `/send/${encodeURIComponent(id)}`);
     if (res.status !== 200) return say(error, problem(res));
     const s = res.data;
     document.title = `${s.title} · svc console`;
     heading().textContent = s.title;
-    status.textContent = `${s.status}: ${s.recipients} recipients; ${s.local_time ? "at " + s.local_time + " in each device's zone" : "from " + when(s.send_at)}`;
+    message.replaceChildren(h("strong", {}, s.title), h("span", {}, s.body));
+    const at = s.local_time ? `at ${s.local_time} in each device's zone` : `at ${when(s.send_at)}`;
+    status.textContent = `${s.status}: to ${plural(s.recipients, "device", "devices")}, ${at}`;
     status.dataset.status = s.status;
     const total = Math.max(1, s.recipients);
     bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) => {
@@ -63,7 +70,13 @@ export async function send(id) {
     const p = s.progress;
     const done = s.status === "cancelled" || (s.status === "sent" && p.receipts_ok + p.receipts_error >= p.sent);
     status.dataset.watching = String(!done);
-    if (done || Date.now() - opened > WATCH_MS) stopRepeating();
+    receipts.textContent = done || p.sent === 0 ? ""
+      : "Receipts (delivered or not, as Expo learns from Apple and Google) come in over the next minutes; this page keeps counting them.";
+    if (done) stopRepeating();
+    else if (!slow && Date.now() - opened > WATCH_MS) {
+      slow = true;
+      repeat(draw, SLOW_MS);
+    }
   }
   async function doCancel() {
     if (!confirm("Cancel every message of this send that has not gone to Expo?")) return;

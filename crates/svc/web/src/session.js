@@ -5,11 +5,12 @@ import { alertBox, h, say, show } from "./ui.js";
 
 const nav = document.getElementById("nav");
 
-/// Back to the sign-in view, showing `message` there.
-export function signedOut(message) {
+/// Back to the sign-in view, showing `message` there (an alert; with
+/// `note`, a plain status line).
+export function signedOut(message, note) {
   sessionStorage.removeItem("svc-nonce");
   sessionStorage.removeItem("svc-user");
-  if (message) sessionStorage.setItem("svc-why", message);
+  if (message) sessionStorage.setItem(note ? "svc-note" : "svc-why", message);
   nav.hidden = true;
   if (location.hash !== "#/sign-in") location.hash = "#/sign-in";
   else signIn();
@@ -18,8 +19,9 @@ export function signedOut(message) {
 onSessionEnded(signedOut);
 
 export function signIn() {
+  // Kept until the next sign-in: a view may be drawn again meanwhile.
   const why = sessionStorage.getItem("svc-why");
-  sessionStorage.removeItem("svc-why");
+  const note = sessionStorage.getItem("svc-note");
   const error = alertBox("sign-in-error");
   const form = h(
     "form",
@@ -30,6 +32,7 @@ export function signIn() {
     h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true }),
     h("button", { type: "submit" }, "Sign in"),
     error,
+    h("p", { id: "sign-in-note", class: "note", role: "status", hidden: !note }, note || ""),
   );
   show("Sign in", form);
   say(error, why);
@@ -40,6 +43,8 @@ export function signIn() {
       password: form.password.value,
     });
     if (res.status !== 200) return say(error, problem(res));
+    sessionStorage.removeItem("svc-why");
+    sessionStorage.removeItem("svc-note");
     sessionStorage.setItem("svc-nonce", res.data.nonce);
     sessionStorage.setItem("svc-user", JSON.stringify(res.data.user));
     location.hash = "#/sends";
@@ -48,7 +53,8 @@ export function signIn() {
 
 document.getElementById("sign-out").addEventListener("click", async () => {
   await call("POST", "/admin/logout");
-  signedOut("Signed out.");
+  sessionStorage.removeItem("svc-why");
+  signedOut("Signed out.", true);
 });
 
 export function currentUser() {

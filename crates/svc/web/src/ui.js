@@ -22,6 +22,9 @@ export function h(tag, attrs, ...children) {
 
 /// Replaces the view: stops the last view's timer and charts.
 export function show(title, ...content) {
+  // A view whose calls finish after the session ended (they answered 401
+  // or 403) does not cover the sign-in view that replaced it.
+  if (title !== "Sign in" && !sessionStorage.getItem("svc-nonce")) return;
   clearInterval(timer);
   timer = null;
   for (const c of charts) c.destroy();

@@ -12,6 +12,7 @@
 mod admins;
 mod manage;
 mod push;
+mod timing;
 
 use std::time::Duration;
 
@@ -123,6 +124,13 @@ impl Console {
             _db: db,
             _dir: dir,
         }
+    }
+
+    /// Ends `user`'s sessions from the command line, as another operator
+    /// would (`keel svc admin end-sessions`).
+    pub async fn end_sessions(&self, user: &str) {
+        let env = env(self._dir.path(), &self._db, &self.expo);
+        svc_cli(self._dir.path(), &env, &["admin", "end-sessions", user]).await;
     }
 
     pub async fn sign_in(&self, b: &Browser, user: &str, password: &str) {

@@ -25,6 +25,10 @@ pub enum SendError {
     NotFound,
     #[error("{0}")]
     NotCancellable(&'static str),
+    /// No active device matches the target: the send would reach no one
+    /// (its recipients are chosen when it is made, scheduled or not).
+    #[error("No active device matches this send's target: it would reach no one")]
+    NoRecipients,
     /// The `Idempotency-Key` was used with another request within a day.
     #[error("This Idempotency-Key was used for a different request in the last 24 hours")]
     KeyReused,
@@ -154,6 +158,10 @@ pub async fn create(
         None => add_recipients_at(&txn, &id, &req.target, send_at, at_once).await?,
         Some(at) => add_recipients_local(&txn, &id, &req.target, send_at, at).await?,
     };
+    if recipients == 0 {
+        // Dropping the transaction rolls back the send and the key's claim.
+        return Err(SendError::NoRecipients);
+    }
     let written = i64::try_from(recipients).unwrap_or(i64::MAX);
     let counted = if at_once {
         push_send::Column::NQueued
