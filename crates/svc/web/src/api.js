@@ -88,10 +88,20 @@ export async function download(path) {
   return { status: r.status, data: null };
 }
 
-/// What went wrong, as svc said it.
+/// What went wrong, as svc said it, with why each parameter was refused
+/// when svc says (`data.params`: `{target: "push_tokens[0] must be ..."}`).
 export function problem(res) {
-  if (res.data && res.data.message) return res.data.message;
-  return "svc answered " + res.status;
+  const d = res.data;
+  if (!d || !d.message) return "svc answered " + res.status;
+  // The console calls only routes svc has: one that is not found is a
+  // push route while push is switched off.
+  if (d.code === "rest_no_route") return "The push API is switched off: turn on “Push API on” under Settings to use this page.";
+  const params = d.data && d.data.params;
+  if (params && typeof params === "object" && !Array.isArray(params)) {
+    const why = Object.entries(params).map(([k, v]) => `${k}: ${v}`).join("; ");
+    if (why) return `${d.message} (${why})`;
+  }
+  return d.message;
 }
 
 /// `?a=1&b=2` of the entries whose value is not empty.

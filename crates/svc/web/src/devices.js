@@ -6,6 +6,8 @@ import { csvRows } from "./csv.js";
 import { alertBox, h, pager, plural, say, show, table, when } from "./ui.js";
 
 const PER_PAGE = 50;
+// The columns an import cannot do without.
+const REQUIRED = ["push_token", "device_type"];
 
 export async function devices(params) {
   const search = params.get("search") || "";
@@ -18,22 +20,7 @@ export async function devices(params) {
     h("input", { id: "search", type: "search", maxlength: 200, value: search }),
     h("button", { type: "submit" }, "Search"));
   const res = await call("GET", `/devices${query({ search, page, per_page: PER_PAGE })}`);
-  let list;
-  if (res.status !== 200) {
-    list = h("p", { class: "alert", role: "alert" }, problem(res));
-  } else if (res.data.devices.length === 0) {
-    list = h("p", { id: "device-count" }, search ? `No device's token or label contains “${search}”.` : "No devices yet.");
-  } else {
-    const d = res.data;
-    list = h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(
-      `${plural(d.total, "device", "devices")}${search ? ` matching “${search}”` : ""}, by push token`,
-      ["Push token", "Type", "App version", "Locale", "Label", "Active", "Registered"],
-      d.devices.map((v) => h("tr", {},
-        h("td", { class: "token" }, v.push_token), h("td", {}, v.device_type), h("td", {}, v.app_version || ""),
-        h("td", {}, v.locale || ""), h("td", {}, v.user_label || ""),
-        h("td", {}, v.active ? "yes" : `no (${v.inactive_reason || "inactive"})`), h("td", {}, when(v.registered_at)))),
-      { id: "device-list" }));
-  }
+  const list = res.status === 200 ? deviceList(res.data, search) : h("p", { class: "alert", role: "alert" }, problem(res));
   const pages = res.status === 200 ? res.data.total_pages : 1;
   const exportError = alertBox("export-error");
   async function saveExport(path) {
@@ -46,10 +33,33 @@ export async function devices(params) {
       " (push-devices.csv, every device)."),
     exportError,
     form, list, pager("#/devices", page, pages, search ? { search } : {}, ["Previous", "Next"]),
-    importer());
+    importer(refresh));
+  /// The list drawn again after an import, the import's report kept.
+  async function refresh() {
+    const fresh = await call("GET", `/devices${query({ search, page, per_page: PER_PAGE })}`);
+    if (fresh.status !== 200) return;
+    const drawn = document.getElementById("device-count") || document.getElementById("device-list-region");
+    if (drawn) drawn.replaceWith(deviceList(fresh.data, search));
+  }
 }
 
-function importer() {
+/// The page of devices `d` as a table (or that there are none), with the
+/// element a refresh replaces.
+function deviceList(d, search) {
+  if (d.devices.length === 0) {
+    return h("p", { id: "device-count" }, search ? `No device's token or label contains “${search}”.` : "No devices yet.");
+  }
+  return h("div", { class: "scroll", id: "device-list-region", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(
+    `${plural(d.total, "device", "devices")}${search ? ` matching “${search}”` : ""}, by push token`,
+    ["Push token", "Type", "App version", "Locale", "Label", "Active", "Registered"],
+    d.devices.map((v) => h("tr", {},
+      h("td", { class: "token" }, v.push_token), h("td", {}, v.device_type), h("td", {}, v.app_version || ""),
+      h("td", {}, v.locale || ""), h("td", {}, v.user_label || ""),
+      h("td", {}, v.active ? "yes" : `no (${v.inactive_reason || "inactive"})`), h("td", {}, when(v.registered_at)))),
+    { id: "device-list" }));
+}
+
+function importer(imported) {
   const error = alertBox("import-error");
   const preview = h("section", { id: "import-preview", hidden: true, "aria-labelledby": "preview-title" });
   const report = h("section", { id: "import-report", hidden: true, "aria-live": "polite" });
@@ -67,10 +77,16 @@ function importer() {
     if (!chosen) return (preview.hidden = true);
     const rows = csvRows(await chosen.slice(0, 64 * 1024).text(), 6);
     const [head, ...body] = rows;
+    const lacking = REQUIRED.filter((c) => !(head || []).map((x) => x.trim()).includes(c));
     preview.replaceChildren(
       h("h3", { id: "preview-title" }, `${chosen.name}: the first rows as they will be read`),
-      h("table", {}, h("thead", {}, h("tr", {}, (head || []).map((c) => h("th", { scope: "col" }, c)))),
-        h("tbody", {}, body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))),
+      lacking.length
+        ? h("p", { id: "preview-warning", class: "alert", role: "alert" },
+            `The header has no ${lacking.join(" and no ")} column: every line will be refused. The first line must name the columns.`)
+        : null,
+      h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "The file's first rows" },
+        h("table", {}, h("thead", {}, h("tr", {}, (head || []).map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))))),
       h("button", { type: "button", id: "import-go", onclick: upload }, `Import ${chosen.name}`));
     preview.hidden = false;
   }
@@ -92,11 +108,13 @@ function importer() {
         h("h3", {}, "Imported"),
         h("p", { id: "import-counts" }, `${data.imported} new, ${data.updated} updated, ${data.skipped} unchanged, ${data.errors.length} refused.`),
         data.errors.length
-          ? h("table", { id: "import-errors" }, h("caption", {}, "Refused lines"),
-              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Why"))),
-              h("tbody", {}, data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", {}, e.reason)))))
+          ? h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Refused lines" },
+              h("table", { id: "import-errors" }, h("caption", {}, "Refused lines"),
+                h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Why"))),
+                h("tbody", {}, data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", { class: "change" }, e.reason))))))
           : null);
       report.hidden = false;
+      imported();
     };
     xhr.onerror = () => { progress.hidden = true; say(error, "svc did not answer the upload"); };
     progress.hidden = false;

@@ -21,6 +21,7 @@ export async function forms() {
 
 /// The editor of form `id` (null: a new form).
 export async function form(id) {
+  fieldNo = 0;
   let def = { id: "", title: "", fields: [] };
   if (id !== null) {
     const res = await call("GET", `/admin/forms/${encodeURIComponent(id)}`);
@@ -42,7 +43,8 @@ export async function form(id) {
   const remove = id === null ? null : h("section", { "aria-labelledby": "remove-title" },
     h("h2", { id: "remove-title" }, "Remove"),
     h("button", { type: "button", class: "danger", id: "remove-form", onclick: drop }, `Remove ${def.title} and its submissions`));
-  show(id === null ? "New form" : def.title, editor,
+  const served = id === null ? null : await servedNote(id);
+  show(id === null ? "New form" : def.title, served, editor,
     id === null ? null : h("p", {}, h("a", { href: `#/forms/${encodeURIComponent(id)}/submissions` }, "Its submissions")),
     remove, h("p", {}, h("a", { href: "#/forms" }, "All forms")));
 
@@ -70,6 +72,29 @@ export async function form(id) {
 }
 
 let fieldNo = 0;
+
+/// For a form the form API does not serve yet (not in the settings'
+/// allow-list, so its public routes answer 404): a line saying so, with a
+/// button that adds it.
+async function servedNote(id) {
+  const res = await call("GET", "/admin/settings");
+  if (res.status !== 200 || (res.data.forms_allowlist || []).includes(id)) return null;
+  const error = alertBox("serve-error");
+  const note = h("section", { id: "not-served", "aria-labelledby": "not-served-title" },
+    h("h2", { id: "not-served-title" }, "Not served yet"),
+    h("p", {}, `Apps get 404 from the form API for form ${id} until it is in “Forms the form API serves” (Settings).`),
+    h("button", { type: "button", id: "serve-form", onclick: serve }, `Serve form ${id}`), error);
+  async function serve() {
+    say(error, "");
+    const now = await call("GET", "/admin/settings");
+    if (now.status !== 200) return say(error, problem(now));
+    const list = [...new Set([...(now.data.forms_allowlist || []), id])];
+    const r = await call("PATCH", "/admin/settings", { forms_allowlist: list });
+    if (r.status !== 200) return say(error, problem(r));
+    note.replaceChildren(h("p", { class: "note", role: "status", id: "served" }, `Form ${id} is served: apps may fetch and submit it.`));
+  }
+  return note;
+}
 
 function addField(list, f) {
   const n = ++fieldNo;

@@ -1,7 +1,8 @@
 // The signed-in administrator's application passwords: made (the value
 // shown once, with a copy button) and revoked.
 
-import { call, problem } from "./api.js";
+import { api, call, problem } from "./api.js";
+import { currentUser } from "./session.js";
 import { alertBox, failed, h, say, show, table, when } from "./ui.js";
 
 export async function passwords() {
@@ -43,7 +44,10 @@ function showMade(p) {
   const copied = h("span", { role: "status", id: "password-copied" });
   made.replaceChildren(
     h("h2", {}, `“${p.name}” made`),
-    h("p", {}, "Copy it now: it is not shown again."),
+    h("p", {}, "Copy it now: it is not shown again. Use it with your username, ",
+      h("code", { id: "password-username" }, (currentUser() || {}).username || ""),
+      ", over HTTP Basic, e.g. ",
+      h("code", {}, `curl -u ${(currentUser() || {}).username || "USERNAME"}:PASSWORD ${new URL(api, location.href).href}/stats`), "."),
     h("p", {}, value, " ", h("button", { type: "button", id: "password-copy", onclick: async () => {
       try {
         await navigator.clipboard.writeText(p.password);

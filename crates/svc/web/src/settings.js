@@ -2,7 +2,7 @@
 // changed is sent, and a refusal names the setting.
 
 import { call, problem } from "./api.js";
-import { alertBox, failed, h, say, show } from "./ui.js";
+import { alertBox, failed, h, plural, say, show } from "./ui.js";
 
 const SETTINGS = [
   ["push_enabled", "Push API on", "check", "Off: every push route answers 404, within a second on every node."],
@@ -39,7 +39,9 @@ export async function settings() {
     return h("div", { class: "setting" }, h("label", { for: id }, label), input, hint);
   });
   const form = h("form", { id: "settings", onsubmit: save }, fields, h("button", { type: "submit" }, "Save"), error, saved);
-  show("Settings", h("p", {}, `${current.appcheck_debug_tokens} App Check debug tokens are accepted (change them with the API or keel svc settings).`), form);
+  const tokens = plural(current.appcheck_debug_tokens, "App Check debug token is", "App Check debug tokens are");
+  show("Settings", h("p", {}, `${tokens} accepted (change them with the API or keel svc settings).`), form);
+  const labelOf = (key) => (SETTINGS.find(([k]) => k === key) || [key, key])[1];
   async function save(e) {
     e.preventDefault();
     say(error, "");
@@ -54,9 +56,23 @@ export async function settings() {
       else value = el.value.trim();
       if (JSON.stringify(value) !== JSON.stringify(current[key] ?? (kind === "text" ? "" : current[key]))) patch[key] = value;
     }
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
     const res = await call("PATCH", "/admin/settings", patch);
-    if (res.status !== 200) return say(error, problem(res));
+    if (res.status !== 200) return refused(res);
     Object.assign(current, res.data);
-    saved.textContent = Object.keys(patch).length ? `Saved: ${Object.keys(patch).join(", ")}.` : "Nothing changed.";
+    saved.textContent = Object.keys(patch).length ? `Saved: ${Object.keys(patch).map(labelOf).join("; ")}.` : "Nothing changed.";
+  }
+  /// The refusal said in the setting's own words, the setting marked and
+  /// focused.
+  function refused(res) {
+    const params = res.data && res.data.data && res.data.data.params;
+    const key = Array.isArray(params) ? params[0] : null;
+    const el = key && form.querySelector(`#setting-${key}`);
+    if (!el) return say(error, problem(res));
+    const why = (res.data.message || "").replace(`Invalid parameter: ${key} `, "");
+    el.setAttribute("aria-invalid", "true");
+    el.setAttribute("aria-errormessage", "settings-error");
+    say(error, `${labelOf(key)}: ${why}`);
+    el.focus();
   }
 }

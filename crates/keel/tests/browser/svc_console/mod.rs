@@ -10,9 +10,9 @@
 //! keyboard alone.
 
 mod admins;
+mod first_time;
 mod manage;
 mod push;
-mod timing;
 
 use std::time::Duration;
 

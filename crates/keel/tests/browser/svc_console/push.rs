@@ -124,14 +124,25 @@ async fn settings_are_changed_from_a_form_and_a_bad_value_is_named() {
     clean(&b, "settings").await;
     b.fill("#setting-payload_limit_bytes", "100").await;
     b.click("#settings button[type=submit]").await;
-    b.wait_text("#settings-error", "payload_limit_bytes").await;
+    b.wait_text("#settings-error", "Largest submission, in bytes:")
+        .await;
+    assert!(
+        !b.text("#settings-error")
+            .await
+            .contains("payload_limit_bytes"),
+        "a refusal names the setting in its own words"
+    );
+    assert_eq!(
+        b.js("return document.activeElement.id").await,
+        "setting-payload_limit_bytes"
+    );
     b.fill("#setting-payload_limit_bytes", "4096").await;
     b.fill("#setting-allowed_origins", "https://app.example.com")
         .await;
     b.click("#settings button[type=submit]").await;
     b.wait_text(
         "#settings-saved",
-        "Saved: allowed_origins, payload_limit_bytes",
+        "Saved: Origins whose browsers may call the form API; Largest submission, in bytes.",
     )
     .await;
     b.screenshot("svc-console-settings").await;
@@ -187,6 +198,13 @@ async fn devices_are_imported_with_a_preview_and_every_refused_line_with_its_rea
         .await;
     let refused = b.text("#import-errors tbody").await;
     assert!(refused.contains('3') && refused.contains('4'), "{refused}");
+    assert!(
+        refused.contains("push_token:") && refused.contains("device_type:"),
+        "each refusal says which column and why: {refused}"
+    );
+    // The list above is drawn again with what was imported.
+    b.wait_text("#device-list", "ExponentPushToken[imported01]")
+        .await;
     clean(&b, "import report").await;
     b.screenshot("svc-console-import-report").await;
     b.js("window.saved = null; window.savedAs = null; const make = URL.createObjectURL; URL.createObjectURL = (blob) => { blob.text().then(t => { window.saved = t; }); return make(blob); }; document.addEventListener('click', (e) => { if (e.target.download) window.savedAs = e.target.download; }, true);")

@@ -70,8 +70,17 @@ pub(super) enum RowRefused {
     Nul,
     #[error("active must be true or false, not {0:?}")]
     Active(String),
-    #[error(transparent)]
+    #[error("{}", said(.0))]
     Registration(#[from] ParamError),
+}
+
+/// A refused registration in a report's words: the column and why, not
+/// the API's "Invalid parameter(s): push_token".
+fn said(e: &ParamError) -> String {
+    match e {
+        ParamError::Invalid { field, problem } => format!("{field}: {problem}"),
+        ParamError::Missing { field } => format!("{field} is missing"),
+    }
 }
 
 /// A record's cells as text, or why not.
