@@ -38,15 +38,50 @@ pub struct SendView {
     #[schema(value_type = String, format = DateTime)]
     send_at: chrono::DateTime<Utc>,
     local_time: Option<String>,
+    /// Who it was made for: the filters given (none: every active device).
+    audience: Audience,
     progress: Progress,
     #[serde(with = "millis")]
     #[schema(value_type = String, format = DateTime)]
     created_at: chrono::DateTime<Utc>,
 }
 
+/// A send's target as made, with its push tokens counted, not listed.
+#[derive(Serialize, ToSchema, Default)]
+pub struct Audience {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locale: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app_version: Option<String>,
+    /// How many push tokens the target named, when it named some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    push_tokens: Option<usize>,
+}
+
+impl Audience {
+    /// The stored target (JSON written from [`Target`]); what cannot be
+    /// read is no filter.
+    fn of(stored: &str) -> Self {
+        let v: serde_json::Value = serde_json::from_str(stored).unwrap_or_default();
+        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+        Self {
+            device_type: text("device_type"),
+            locale: text("locale"),
+            app_version: text("app_version"),
+            push_tokens: v
+                .get("push_tokens")
+                .and_then(|t| t.as_array())
+                .map(Vec::len),
+        }
+    }
+}
+
 fn view(s: push_send::Model) -> SendView {
     let progress = Progress::of(&s);
     SendView {
+        audience: Audience::of(&s.target),
         status: progress::status_of(&s, &progress, Utc::now()),
         id: s.id,
         recipients: s.recipients,

@@ -157,3 +157,29 @@ async fn a_bad_target_is_400_naming_the_filter() {
         assert!(r.text.contains(named), "{body}: {}", r.text);
     }
 }
+
+#[tokio::test]
+async fn a_send_shows_its_audience_with_push_tokens_counted_not_listed() {
+    let svc = Svc::start().await;
+    let admin = svc.push_admin().await;
+    svc.seed((0..3).map(device)).await;
+    let at = "2099-01-01T00:00:00Z";
+    let all = svc
+        .sent(&admin, json!({"title": "t", "body": "b", "send_at": at}))
+        .await;
+    let some = svc
+        .sent(
+            &admin,
+            json!({"title": "t", "body": "b", "send_at": at,
+                   "target": {"device_type": "ios", "push_tokens": [token(0), token(1)]}}),
+        )
+        .await;
+    assert_eq!(
+        svc.send_view(&admin, &all).await.body["audience"],
+        json!({})
+    );
+    assert_eq!(
+        svc.send_view(&admin, &some).await.body["audience"],
+        json!({"device_type": "ios", "push_tokens": 2})
+    );
+}

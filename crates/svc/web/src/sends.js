@@ -31,6 +31,16 @@ export async function sends(page) {
     pager("#/sends", page, res.data.total_pages));
 }
 
+/// The filters a send was made with, in words.
+function audience(a) {
+  const parts = [];
+  if (a.device_type) parts.push(a.device_type === "ios" ? "iOS" : "Android");
+  if (a.locale) parts.push(`locale ${a.locale}`);
+  if (a.app_version) parts.push(`app version ${a.app_version}`);
+  if (a.push_tokens !== undefined) parts.push(plural(a.push_tokens, "push token named", "push tokens named"));
+  return parts.length ? parts.join(", ") : "every active device";
+}
+
 export async function send(id) {
   const error = alertBox("send-error");
   const figures = h("dl", { class: "figures", id: "figures" });
@@ -50,7 +60,7 @@ export async function send(id) {
     heading().textContent = s.title;
     message.replaceChildren(h("strong", {}, s.title), h("span", {}, s.body));
     const at = s.local_time ? `at ${s.local_time} in each device's zone` : `at ${when(s.send_at)}`;
-    status.textContent = `${s.status}: to ${plural(s.recipients, "device", "devices")}, ${at}`;
+    status.textContent = `${s.status}: to ${plural(s.recipients, "device", "devices")} (${audience(s.audience)}), ${at}`;
     status.dataset.status = s.status;
     const total = Math.max(1, s.recipients);
     bar.replaceChildren(...STATES.filter((k) => s.progress[k] > 0).map((k) => {

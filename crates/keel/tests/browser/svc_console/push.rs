@@ -45,6 +45,12 @@ async fn an_admin_composes_a_push_to_some_devices_and_watches_it_go_out() {
         )
         .await;
         b.wait_text("#n-receipts_ok", "3").await;
+        assert!(
+            b.text("#status").await.contains("to 3 devices (iOS)"),
+            "the audience is said: {}",
+            b.text("#status").await
+        );
+        assert!(b.text("#message").await.contains("A push from the console"));
         assert_eq!(b.text("#n-sent").await, "3");
         assert!(
             b.js("return document.querySelector('#cancel').hidden")
