@@ -102,6 +102,7 @@ keel_ensure_python_packages() {
   command -v python3 >/dev/null || keel_fail "python3 is not installed (3.10+ is needed for the API fuzzing tests)"
   keel_python_set crates/testkit/schemathesis schemathesis st
   keel_python_set crates/testkit/checkers checkers kubernetes-validate
+  keel_python_set crates/testkit/replication replication litestream
 }
 
 # keel_python_set DIR NAME PROBE: DIR/requirements.txt into tools/NAME.

@@ -57,6 +57,29 @@ pub enum Command {
         /// The new file to write (it must not exist).
         path: std::path::PathBuf,
     },
+    /// Bring the SQLite database back from its continuous replica
+    /// (KEEL_REPLICA_URL, written by Litestream beside `keel serve`): the
+    /// newest state, or the state at --at. The restore is checked (a full
+    /// integrity check) and then put at --to (default: the configured
+    /// database), which must not exist unless --force says to replace it:
+    /// stop keel first. Prints the last transaction restored and when it
+    /// was written.
+    #[command(after_long_help = CONFIG_HELP)]
+    Restore {
+        /// The replica (default: $KEEL_REPLICA_URL): s3://bucket/path?...
+        /// or file:///a/directory.
+        #[arg(long)]
+        from: Option<String>,
+        /// The state at this time (RFC 3339, e.g. 2026-11-29T03:00:00Z).
+        #[arg(long)]
+        at: Option<String>,
+        /// Where to write it (default: the configured database file).
+        #[arg(long)]
+        to: Option<std::path::PathBuf>,
+        /// Replace a database that is there (stop keel first).
+        #[arg(long)]
+        force: bool,
+    },
     /// The database: copy every record of keel's to another database.
     #[command(subcommand)]
     Db(DbCommand),

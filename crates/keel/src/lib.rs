@@ -10,9 +10,12 @@ mod running;
 pub mod services;
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 
-use keel_platform::config::{PlatformConfig, Source, addr};
+use keel_platform::config::{DatabaseUrl, PlatformConfig, Source, addr};
+use keel_platform::db::replica::ReplicaConfig;
+use keel_platform::db::replicate;
 use keel_platform::http::{ServiceApp, SharedListener};
 use keel_platform::jobs::{JobRegistry, Worker};
 use keel_platform::migrate::Applied;
@@ -45,6 +48,7 @@ const METRICS_ADDR: &str = "KEEL_METRICS_ADDR";
 pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> {
     let services = services::selection(named).map_err(StartError::other)?;
     let cfg = PlatformConfig::from_source(src)?;
+    let replica = ReplicaConfig::from_source(src)?;
     let builders = services
         .iter()
         .map(|s| (s.configure)(src))
@@ -70,6 +74,7 @@ pub async fn start(src: &Source, named: &[&str]) -> Result<Running, StartError> 
         .map(|(s, l)| Ok((s.name, local_addr(s.listener.var, l)?)))
         .collect::<Result<Vec<_>, StartError>>()?;
     let apps = build_services(builders, &platform, &mut registry, &tasks, &addrs)?;
+    replication(src, &platform, replica, &tasks, &addrs)?;
     if let Some(kind) = registry.registered_twice() {
         return Err(StartError::other(format!(
             "job kind {kind} is registered twice: one handler would never run"
@@ -135,6 +140,42 @@ fn background_tasks(platform: &Platform) -> Tasks {
         );
     }
     tasks
+}
+
+/// Litestream started beside keel when a replica is configured (SQLite
+/// only); in production, a warning when the embedded database is not
+/// replicated at all.
+fn replication(
+    src: &Source,
+    platform: &Platform,
+    replica: Option<ReplicaConfig>,
+    tasks: &Tasks,
+    addrs: &[(&'static str, SocketAddr)],
+) -> Result<(), StartError> {
+    let DatabaseUrl::Sqlite(url) = &platform.config.database.url else {
+        if replica.is_some() {
+            tracing::warn!(
+                "KEEL_REPLICA_URL is for the embedded SQLite database: on PostgreSQL, use its own archiving (docs/operations.md)"
+            );
+        }
+        return Ok(());
+    };
+    let Some(db) = keel_platform::db::sqlite_file(url) else {
+        return Ok(());
+    };
+    match replica {
+        Some(cfg) => replicate::start(tasks, cfg, Path::new(db), &platform.config.data_dir)
+            .map_err(|e| StartError::other(e.to_string())),
+        None => {
+            let listen = addrs.first().map(|(_, a)| *a);
+            if listen.is_some_and(|a| keel_platform::config::production(src, a).unwrap_or(true)) {
+                tracing::warn!(
+                    "the database is not replicated: a lost disk loses every write since the last backup (set KEEL_REPLICA_URL; docs/operations.md)"
+                );
+            }
+            Ok(())
+        }
+    }
 }
 
 fn build_services(

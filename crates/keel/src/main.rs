@@ -101,6 +101,31 @@ async fn command(cli: Invocation) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Restore {
+            from,
+            at,
+            to,
+            force,
+        } => {
+            let (src, cfg) = configured()?;
+            let ask = keel_platform::db::restore::Restore {
+                from,
+                at,
+                to,
+                force,
+            };
+            let r = keel_platform::db::restore::run(&src, &cfg, ask).await?;
+            let when = r
+                .last_write
+                .as_deref()
+                .unwrap_or("a time the replica does not say");
+            println!(
+                "restored to {} (transaction {}, written {when}); integrity check ok",
+                r.path.display(),
+                r.txid
+            );
+            Ok(())
+        }
         Command::Db(DbCommand::Copy { from, to }) => {
             let (src, cfg) = configured()?;
             let from = from.or_else(|| src.get(keel::db_copy::FROM).map(str::to_owned));

@@ -24,6 +24,7 @@ mod push_crash;
 mod push_idempotency_nodes;
 mod push_import_memory;
 mod push_shared_rate;
+mod replication;
 mod secrets;
 mod services;
 mod slow_requests;

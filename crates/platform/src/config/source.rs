@@ -169,6 +169,8 @@ const UNPREFIXED: &[&str] = &[
     "OWNER_ID",
     "MAIN_CHANNEL_ID",
     "SKIP_MIGRATIONS",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
 ];
 
 /// `NAME_FILE` gives `NAME` the contents of that file (a Docker or

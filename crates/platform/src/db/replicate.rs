@@ -1,0 +1,137 @@
+//! Litestream run as keel's child: started with the server, started again
+//! if it stops, and asked to stop (SIGTERM: it syncs what it holds first)
+//! when the server drains.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+use tokio_util::sync::CancellationToken;
+
+use super::replica::ReplicaConfig;
+use crate::tasks::Tasks;
+
+/// How long Litestream has to sync and exit after it is asked to stop.
+const STOP_GRACE: Duration = Duration::from_secs(15);
+
+/// Why Litestream could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicateError {
+    #[error("cannot write Litestream's configuration {path}: {source}")]
+    Config {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {program} (set KEEL_LITESTREAM_BIN, or install it): {source}")]
+    Start {
+        program: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Replicates `db` as `cfg` says, for as long as `tasks` run: the
+/// configuration is written beside the database (`litestream.yml`, 0600;
+/// it holds no secret), the child restarted after a pause when it stops.
+pub fn start(
+    tasks: &Tasks,
+    cfg: ReplicaConfig,
+    db: &Path,
+    data_dir: &Path,
+) -> Result<(), ReplicateError> {
+    let path = data_dir.join("litestream.yml");
+    std::fs::write(&path, cfg.litestream_yaml(db)).map_err(|source| ReplicateError::Config {
+        path: path.clone(),
+        source,
+    })?;
+    // The first start is tried here, so a missing program stops keel's
+    // start with its reason instead of a line in the log.
+    let first = spawn(&cfg, &path)?;
+    tracing::info!(
+        replica = %cfg.url.shown(),
+        sync_ms = cfg.sync.as_millis() as u64,
+        "replicating the database continuously (Litestream)"
+    );
+    let shared = Arc::new((cfg, path, std::sync::Mutex::new(Some(first))));
+    let token = tasks.token();
+    tasks.spawn_restarting("database replication", move || {
+        let shared = shared.clone();
+        let token = token.clone();
+        async move {
+            let (cfg, path, first) = &*shared;
+            let child = first.lock().ok().and_then(|mut f| f.take());
+            let child = match child {
+                Some(c) => Ok(c),
+                None => spawn(cfg, path),
+            };
+            match child {
+                Ok(child) => watch(child, token).await,
+                Err(e) => tracing::error!("database replication: {e}"),
+            }
+        }
+    });
+    Ok(())
+}
+
+fn spawn(cfg: &ReplicaConfig, config: &Path) -> Result<Child, ReplicateError> {
+    let mut cmd = Command::new(&cfg.litestream);
+    cmd.arg("replicate")
+        .arg("-config")
+        .arg(config)
+        .envs(cfg.credentials())
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    stop_with_keel(&mut cmd);
+    cmd.spawn().map_err(|source| ReplicateError::Start {
+        program: cfg.litestream.clone(),
+        source,
+    })
+}
+
+/// Waits for the child to stop, or for the drain: then asks it to stop
+/// and waits for it (killed after [`STOP_GRACE`]).
+async fn watch(mut child: Child, token: CancellationToken) {
+    tokio::select! {
+        status = child.wait() => {
+            tracing::error!(status = ?status.ok(), "Litestream stopped: the database is not replicated until it is started again");
+        }
+        () = token.cancelled() => {
+            terminate(&child);
+            match tokio::time::timeout(STOP_GRACE, child.wait()).await {
+                Ok(_) => tracing::info!("Litestream synced and stopped"),
+                Err(_) => {
+                    tracing::warn!("Litestream did not stop within {STOP_GRACE:?}: killed");
+                    let _ = child.kill().await;
+                }
+            }
+        }
+    }
+}
+
+/// Litestream is asked to stop (SIGTERM: it syncs what it holds) when
+/// keel dies without stopping it (SIGKILL, the OOM killer): a second
+/// replicator must never be left running beside the next keel's.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn stop_with_keel(cmd: &mut Command) {
+    // SAFETY: between fork and exec the closure only calls prctl(2),
+    // which is async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)
+                .map_err(std::io::Error::from)
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stop_with_keel(_: &mut Command) {}
+
+fn terminate(child: &Child) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+    }
+}
