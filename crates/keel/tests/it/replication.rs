@@ -291,3 +291,125 @@ async fn a_machine_lost_under_writes_comes_back_from_a_directory_replica() {
     let replica = tempfile::tempdir().unwrap();
     lose_the_machine_and_restore(&format!("file://{}", replica.path().display())).await;
 }
+
+/// Writes `sessions` one after another, each acknowledged.
+async fn write(base: &str, sessions: impl IntoIterator<Item = String>) {
+    let http = reqwest::Client::new();
+    for session in sessions {
+        let r = http
+            .post(format!("{base}/event"))
+            .bearer_auth(USER)
+            .json(
+                &json!({"sessionId": session, "timestamp": "2026-11-29T10:00:00Z",
+                "model": "m", "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0,
+                "cacheWriteTokens": 0, "costUSD": 0.0001}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+}
+
+/// How many files the replica holds (`None` when it cannot be listed).
+fn ltx_files(replica: &str) -> Option<usize> {
+    let out = std::process::Command::new(bin("litestream"))
+        .args(["ltx", "-json", "-level", "0", replica])
+        .output()
+        .ok()?;
+    let files: Value = serde_json::from_slice(&out.stdout).ok()?;
+    files.as_array().map(Vec::len)
+}
+
+/// keel on `dir` until `sessions` are written, then stopped as SIGTERM
+/// stops it: Litestream syncs everything before it exits.
+async fn serve_write_stop(dir: &Path, replica: &str, sessions: Vec<String>) {
+    let mut keel = KeelProcess::serve(command(
+        KEEL,
+        dir,
+        &env(dir, replica),
+        &["serve", "usage-alerts"],
+    ))
+    .await;
+    // Litestream's first sync of a database it has not seen is a
+    // snapshot; then the writes are in the replica once a file more is.
+    let held = keel_testkit::eventually(Duration::from_secs(60), || {
+        ltx_files(replica).filter(|n| *n > 0)
+    })
+    .await;
+    let held = held.expect("Litestream made its first snapshot");
+    write(keel.url("usage-alerts"), sessions).await;
+    let more = keel_testkit::eventually(Duration::from_secs(60), || {
+        ltx_files(replica).filter(|n| *n > held)
+    })
+    .await;
+    assert!(more.is_some(), "the writes reached the replica");
+    keel.signal(Signal::SIGTERM);
+    assert!(keel.wait(Duration::from_secs(60)).await.success());
+}
+
+/// `keel restore` (at `at`, if given) into a new data directory, served:
+/// what the user's history holds there.
+async fn restored(replica: &str, at: Option<&str>) -> HashSet<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["restore"];
+    if let Some(at) = at {
+        args.extend(["--at", at]);
+    }
+    let mut restore =
+        KeelProcess::spawn(command(KEEL, dir.path(), &env(dir.path(), replica), &args));
+    let status = restore.wait(Duration::from_secs(120)).await;
+    let listing = std::process::Command::new(bin("litestream"))
+        .args(["ltx", "-level", "all", replica])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    assert!(
+        status.success(),
+        "{}{}\nthe replica holds:\n{listing}",
+        restore.stdout(),
+        restore.stderr()
+    );
+    let mut env = env(dir.path(), replica);
+    env.retain(|(k, _)| *k != "KEEL_REPLICA_URL");
+    let keel =
+        KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "usage-alerts"])).await;
+    history(keel.url("usage-alerts")).await
+}
+
+#[tokio::test]
+async fn a_point_in_time_restore_gives_exactly_the_state_at_that_time() {
+    if keel_testkit::db::postgres_url().is_some() {
+        return;
+    }
+    let replica_dir = tempfile::tempdir().unwrap();
+    let replica = format!("file://{}", replica_dir.path().display());
+    let dir = tempfile::tempdir().unwrap();
+    let before: Vec<String> = (0..30).map(|n| format!("before-{n}")).collect();
+    let after: Vec<String> = (0..30).map(|n| format!("after-{n}")).collect();
+    serve_write_stop(dir.path(), &replica, before.clone()).await;
+    // Every write before is in the replica (the stop synced it); the time
+    // chosen is after them, and every write after is later still.
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(500);
+    let later = keel_testkit::eventually(Duration::from_secs(5), || {
+        (chrono::Utc::now() > at + chrono::Duration::milliseconds(500)).then_some(())
+    })
+    .await;
+    assert!(later.is_some());
+    serve_write_stop(dir.path(), &replica, after.clone()).await;
+
+    let at = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    println!("restoring at {at}");
+    let then = restored(&replica, Some(&at)).await;
+    assert_eq!(
+        then,
+        before.iter().cloned().collect::<HashSet<_>>(),
+        "the state at {at}"
+    );
+    let now = restored(&replica, None).await;
+    assert_eq!(
+        now,
+        before.into_iter().chain(after).collect::<HashSet<_>>(),
+        "the newest state"
+    );
+}

@@ -66,7 +66,7 @@ pub fn start(
                 None => spawn(cfg, path),
             };
             match child {
-                Ok(child) => watch(child, token).await,
+                Ok(child) => watch(child, token, 2 * cfg.sync).await,
                 Err(e) => tracing::error!("database replication: {e}"),
             }
         }
@@ -89,14 +89,19 @@ fn spawn(cfg: &ReplicaConfig, config: &Path) -> Result<Child, ReplicateError> {
     })
 }
 
-/// Waits for the child to stop, or for the drain: then asks it to stop
-/// and waits for it (killed after [`STOP_GRACE`]).
-async fn watch(mut child: Child, token: CancellationToken) {
+/// Waits for the child to stop, or for the drain: then, the listeners
+/// being closed, gives it `settle` to sync the last writes (Litestream
+/// does not sync on its way out before its first sync of a database), asks
+/// it to stop and waits for it (killed after [`STOP_GRACE`]).
+async fn watch(mut child: Child, token: CancellationToken, settle: Duration) {
     tokio::select! {
         status = child.wait() => {
             tracing::error!(status = ?status.ok(), "Litestream stopped: the database is not replicated until it is started again");
         }
         () = token.cancelled() => {
+            if tokio::time::timeout(settle, child.wait()).await.is_ok() {
+                return;
+            }
             terminate(&child);
             match tokio::time::timeout(STOP_GRACE, child.wait()).await {
                 Ok(_) => tracing::info!("Litestream synced and stopped"),
