@@ -413,3 +413,134 @@ async fn a_point_in_time_restore_gives_exactly_the_state_at_that_time() {
         "the newest state"
     );
 }
+
+async fn register(base: &str, name: &str) -> String {
+    let r: Value = reqwest::Client::new()
+        .post(format!("{base}/auth/register"))
+        .json(&json!({"username": name, "email": format!("{name}@example.com"), "password": "long enough, really"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["accessToken"].as_str().expect("registered").to_owned()
+}
+
+async fn login_status(base: &str, name: &str) -> u16 {
+    reqwest::Client::new()
+        .post(format!("{base}/auth/login"))
+        .json(&json!({"login": name, "password": "long enough, really"}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn keels_truncating_checkpoint_and_its_backup_leave_the_replica_whole() {
+    if keel_testkit::db::postgres_url().is_some() {
+        return;
+    }
+    let replica_dir = tempfile::tempdir().unwrap();
+    let replica = format!("file://{}", replica_dir.path().display());
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = env(dir.path(), &replica);
+    env.push(("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()));
+    let mut keel = KeelProcess::serve(command(
+        KEEL,
+        dir.path(),
+        &env,
+        &["serve", "accounts", "usage-alerts"],
+    ))
+    .await;
+    let (accounts, events) = (
+        keel.url("accounts").to_owned(),
+        keel.url("usage-alerts").to_owned(),
+    );
+    let first = keel_testkit::eventually(Duration::from_secs(60), || {
+        ltx_files(&replica).filter(|n| *n > 0)
+    })
+    .await;
+    assert!(first.is_some(), "Litestream made its first snapshot");
+    write(&events, (0..20).map(|n| format!("one-{n}"))).await;
+    register(&accounts, "kept").await;
+    let gone = register(&accounts, "gone").await;
+    // Deleting an account erases its rows from the disk: a truncating
+    // checkpoint of the write-ahead log Litestream is reading.
+    let r = reqwest::Client::new()
+        .delete(format!("{accounts}/account"))
+        .bearer_auth(&gone)
+        .json(&json!({"password": "long enough, really"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    write(&events, (0..20).map(|n| format!("two-{n}"))).await;
+    let copy = dir.path().join("copy.db");
+    let mut backup = KeelProcess::spawn(command(
+        KEEL,
+        dir.path(),
+        &env,
+        &["backup", copy.to_str().unwrap()],
+    ));
+    assert!(
+        backup.wait(Duration::from_secs(60)).await.success(),
+        "{}",
+        backup.stderr()
+    );
+    write(&events, (0..20).map(|n| format!("three-{n}"))).await;
+    let held = ltx_files(&replica).unwrap_or_default();
+    let busy = keel
+        .stderr()
+        .contains("readers held it past the busy timeout");
+    println!(
+        "the truncating checkpoint beside Litestream: {}",
+        if busy {
+            "held back by its reader, completed later"
+        } else {
+            "completed at once"
+        }
+    );
+    keel.signal(Signal::SIGTERM);
+    assert!(keel.wait(Duration::from_secs(60)).await.success());
+    assert!(ltx_files(&replica).unwrap_or_default() >= held);
+
+    let restored_dir = tempfile::tempdir().unwrap();
+    let mut renv = env.clone();
+    for (k, v) in renv.iter_mut() {
+        if *k == "KEEL_DATA_DIR" {
+            *v = restored_dir.path().display().to_string();
+        }
+    }
+    let mut restore = KeelProcess::spawn(command(KEEL, restored_dir.path(), &renv, &["restore"]));
+    let status = restore.wait(Duration::from_secs(120)).await;
+    assert!(status.success(), "{}{}", restore.stdout(), restore.stderr());
+    for key in ["secret.key", "accounts-jwt.key"] {
+        let _ = std::fs::copy(dir.path().join(key), restored_dir.path().join(key));
+    }
+    renv.retain(|(k, _)| *k != "KEEL_REPLICA_URL");
+    let again = KeelProcess::serve(command(
+        KEEL,
+        restored_dir.path(),
+        &renv,
+        &["serve", "accounts", "usage-alerts"],
+    ))
+    .await;
+    let history = history(again.url("usage-alerts")).await;
+    let expected: HashSet<String> = ["one", "two", "three"]
+        .iter()
+        .flat_map(|b| (0..20).map(move |n| format!("{b}-{n}")))
+        .collect();
+    assert_eq!(
+        history, expected,
+        "every write, across the checkpoint and the backup"
+    );
+    assert_eq!(login_status(again.url("accounts"), "kept").await, 200);
+    assert_eq!(
+        login_status(again.url("accounts"), "gone").await,
+        401,
+        "the erasure is replicated too"
+    );
+}
