@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use keel_testkit::process::{KeelProcess, command};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::KEEL;
 
@@ -25,29 +25,7 @@ fn env(dir: &std::path::Path) -> Vec<(&'static str, String)> {
 
 /// Every event's `sessionId` the user has, through GET /history.
 async fn history(base: &str) -> HashSet<String> {
-    let http = reqwest::Client::new();
-    let mut all = HashSet::new();
-    for offset in (0..).step_by(500) {
-        let page: Value = http
-            .get(format!("{base}/history?limit=500&offset={offset}"))
-            .bearer_auth("backup-user")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let events = page["events"].as_array().cloned().unwrap_or_default();
-        all.extend(
-            events
-                .iter()
-                .filter_map(|e| e["sessionId"].as_str().map(str::to_owned)),
-        );
-        if events.len() < 500 {
-            return all;
-        }
-    }
-    all
+    crate::replica_kit::history_of(base, "backup-user").await
 }
 
 #[tokio::test]
