@@ -5,30 +5,8 @@ use keel_platform::values::{Refusal, Rule, Text, text_schema};
 use utoipa::openapi::KnownFormat;
 use utoipa::openapi::schema::{ObjectBuilder, SchemaFormat, Type};
 
+pub use super::invalid::Invalid;
 use super::sent::{Field, documented_fields};
-
-/// A field that is missing or invalid: `{field} {problem}`, e.g.
-/// "username must be 3 to 30 characters".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field} {problem}")]
-pub struct Invalid {
-    pub field: String,
-    pub problem: String,
-}
-
-impl Invalid {
-    pub fn new(field: &str, problem: impl Into<String>) -> Self {
-        Self {
-            field: field.to_owned(),
-            problem: problem.into(),
-        }
-    }
-
-    /// A required field that is absent or empty.
-    pub fn required(field: &str) -> Self {
-        Self::new(field, "is required")
-    }
-}
 
 /// 3–30 characters of `a-z A-Z 0-9 _ . -`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 
-use super::fields::Invalid;
+use super::invalid::Invalid;
 use super::sent::{Field, documented_fields};
 use crate::entity::passkey_ceremony::{ActiveModel, Column, Entity};
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer};
 use utoipa::openapi::schema::{ObjectBuilder, Schema};
 use utoipa::openapi::{RefOr, Type};
 
-use super::fields::Invalid;
+use super::invalid::Invalid;
 
 /// A value a body's field parses into; its schema documents exactly what
 /// [`Field::parse`] accepts.
