@@ -78,7 +78,7 @@ fn rule_exprs() -> Vec<String> {
                 .join("\n")
         })
         .collect();
-    assert_eq!(exprs.len(), 12, "{exprs:?}");
+    assert_eq!(exprs.len(), 13, "{exprs:?}");
     exprs
 }
 

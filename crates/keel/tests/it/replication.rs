@@ -81,6 +81,21 @@ async fn lose_the_machine_and_restore(replica: &str) {
         keel.stderr()
     );
     let base = keel.url("usage-alerts").to_owned();
+    let metrics = keel_testkit::eventually_async(Duration::from_secs(30), || async {
+        let text = reqwest::get(keel.url("metrics"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        text.contains(r#"keel_dependency_up{dependency="replica"} 1"#)
+            .then_some(())
+    })
+    .await;
+    assert!(
+        metrics.is_some(),
+        "/metrics says the database is replicated"
+    );
     let acked: Acked = Arc::default();
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();

@@ -66,12 +66,21 @@ pub fn start(
                 None => spawn(cfg, path),
             };
             match child {
-                Ok(child) => watch(child, token, 2 * cfg.sync).await,
+                Ok(child) => {
+                    running(true);
+                    watch(child, token, 2 * cfg.sync).await;
+                    running(false);
+                }
                 Err(e) => tracing::error!("database replication: {e}"),
             }
         }
     });
     Ok(())
+}
+
+/// `keel_dependency_up{dependency="replica"}`: 1 while Litestream runs.
+fn running(up: bool) {
+    metrics::gauge!("keel_dependency_up", "dependency" => "replica").set(f64::from(u8::from(up)));
 }
 
 fn spawn(cfg: &ReplicaConfig, config: &Path) -> Result<Child, ReplicateError> {
