@@ -8,7 +8,7 @@ use std::process::Stdio;
 use serde::Deserialize;
 use tokio::process::Command;
 
-use super::replica::{ACCESS_KEY_ID, LITESTREAM_BIN, REPLICA_URL, ReplicaUrl, SECRET_ACCESS_KEY};
+use super::replica::{LITESTREAM_BIN, REPLICA_URL, ReplicaConfig};
 use crate::config::{DatabaseUrl, PlatformConfig, Source};
 
 /// Why a restore did not happen.
@@ -16,7 +16,7 @@ use crate::config::{DatabaseUrl, PlatformConfig, Source};
 pub enum RestoreError {
     #[error("keel restore: name the replica with --from URL or {REPLICA_URL}")]
     NoReplica,
-    #[error("--from: {0}")]
+    #[error("the replica: {0}")]
     BadReplica(String),
     #[error("--at {0:?}: a time as 2026-11-29T03:00:00Z")]
     BadTime(String),
@@ -82,11 +82,15 @@ pub async fn run(
     cfg: &PlatformConfig,
     ask: Restore,
 ) -> Result<Restored, RestoreError> {
-    let raw = ask
-        .from
-        .or_else(|| src.get(REPLICA_URL).map(str::to_owned))
+    // The replica as `keel serve` reads it (program, credentials), from
+    // --from when given.
+    let mut src = src.clone();
+    if let Some(from) = ask.from {
+        src.set(REPLICA_URL, from);
+    }
+    let replica = ReplicaConfig::from_source(&src)
+        .map_err(|e| RestoreError::BadReplica(e.to_string()))?
         .ok_or(RestoreError::NoReplica)?;
-    let from = ReplicaUrl::parse(&raw).map_err(RestoreError::BadReplica)?;
     let to = match ask.to {
         Some(to) => to,
         None => configured_file(cfg)?,
@@ -96,7 +100,6 @@ pub async fn run(
     }
     let partial = to.with_extension("restoring");
     remove_with_sidecars(&partial)?;
-    let program = PathBuf::from(src.string_or(LITESTREAM_BIN, "litestream"));
     let mut args = vec!["restore".to_owned(), "-json".to_owned()];
     args.extend(["-integrity-check".to_owned(), "full".to_owned()]);
     args.extend(["-o".to_owned(), partial.display().to_string()]);
@@ -104,13 +107,13 @@ pub async fn run(
         chrono::DateTime::parse_from_rfc3339(at).map_err(|_| RestoreError::BadTime(at.clone()))?;
         args.extend(["-timestamp".to_owned(), at.clone()]);
     }
-    args.push(from.as_litestream());
-    let out = litestream(src, &program, &args).await?;
+    args.push(replica.url.as_litestream());
+    let out = litestream(&replica, &args).await?;
     let summary: Summary = serde_json::from_str(&out)
         .map_err(|_| RestoreError::Litestream(format!("an answer keel cannot read: {out}")))?;
     remove_with_sidecars(&to)?;
     std::fs::rename(&partial, &to).map_err(io(&to))?;
-    let last_write = last_write(src, &program, &from, &summary.txid).await;
+    let last_write = last_write(&replica, &summary.txid).await;
     Ok(Restored {
         path: to,
         txid: summary.txid,
@@ -141,18 +144,17 @@ fn remove_with_sidecars(db: &Path) -> Result<(), RestoreError> {
 }
 
 /// Litestream's standard output, or its standard error as the reason.
-async fn litestream(src: &Source, program: &Path, args: &[String]) -> Result<String, RestoreError> {
-    let mut cmd = Command::new(program);
-    cmd.args(args).stdin(Stdio::null());
-    for name in [ACCESS_KEY_ID, SECRET_ACCESS_KEY] {
-        if let Some(v) = src.get(name) {
-            cmd.env(name, v);
-        }
-    }
-    let out = cmd.output().await.map_err(|source| RestoreError::Program {
-        program: program.to_owned(),
-        source,
-    })?;
+async fn litestream(replica: &ReplicaConfig, args: &[String]) -> Result<String, RestoreError> {
+    let out = Command::new(&replica.litestream)
+        .args(args)
+        .envs(replica.credentials())
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .map_err(|source| RestoreError::Program {
+            program: replica.litestream.clone(),
+            source,
+        })?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         return Err(RestoreError::Litestream(why.trim().to_owned()));
@@ -162,15 +164,15 @@ async fn litestream(src: &Source, program: &Path, args: &[String]) -> Result<Str
 
 /// When the newest transaction up to `txid` was written, from the
 /// replica's file list; `None` when it cannot be said.
-async fn last_write(src: &Source, program: &Path, from: &ReplicaUrl, txid: &str) -> Option<String> {
+async fn last_write(replica: &ReplicaConfig, txid: &str) -> Option<String> {
     let args = [
         "ltx".to_owned(),
         "-json".to_owned(),
         "-level".to_owned(),
         "all".to_owned(),
-        from.as_litestream(),
+        replica.url.as_litestream(),
     ];
-    let out = litestream(src, program, &args).await.ok()?;
+    let out = litestream(replica, &args).await.ok()?;
     let files: Vec<Ltx> = serde_json::from_str(&out).ok()?;
     files
         .into_iter()

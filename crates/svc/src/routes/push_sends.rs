@@ -61,19 +61,15 @@ pub struct Audience {
 }
 
 impl Audience {
-    /// The stored target (JSON written from [`Target`]); what cannot be
-    /// read is no filter.
+    /// The stored target (the JSON of its [`Target`]); what cannot be read
+    /// is no filter.
     fn of(stored: &str) -> Self {
-        let v: serde_json::Value = serde_json::from_str(stored).unwrap_or_default();
-        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+        let t: Target = serde_json::from_str(stored).unwrap_or_default();
         Self {
-            device_type: text("device_type"),
-            locale: text("locale"),
-            app_version: text("app_version"),
-            push_tokens: v
-                .get("push_tokens")
-                .and_then(|t| t.as_array())
-                .map(Vec::len),
+            device_type: t.device_type,
+            locale: t.locale,
+            app_version: t.app_version,
+            push_tokens: t.push_tokens.as_ref().map(Vec::len),
         }
     }
 }

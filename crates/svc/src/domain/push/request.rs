@@ -13,6 +13,7 @@ use crate::domain::values::{AsSent, Data, Moment, Required, WallClock};
 use crate::domain::values::{PUSH_TOKEN_PATTERN, valid_push_token};
 
 /// Which active devices a send goes to; every filter given must match.
+/// Stored with the send as its JSON, read back by the same `Deserialize`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Target {
     #[serde(skip_serializing_if = "Option::is_none")]
