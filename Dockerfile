@@ -13,10 +13,14 @@
 #                  `prebuilt`: take deploy/prebuilt/keel, built beforehand on
 #                  a Debian 12 host with `cargo build --profile dist -p keel`,
 #                  and deploy/prebuilt/data (an empty directory)
+#   LITESTREAM_IMAGE where Litestream comes from (its official image, pinned):
+#                  keel runs it to replicate the embedded database when
+#                  KEEL_REPLICA_URL is set (docs/operations.md)
 # BuildKit builds only the stages the chosen binary needs.
 ARG RUST_IMAGE=rust:1.94-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 ARG KEEL_BINARY=source
+ARG LITESTREAM_IMAGE=litestream/litestream:0.5.17
 
 # Build stage: the workspace's pinned toolchain floor (rust-version 1.94);
 # web assets are committed, so the build needs neither npm nor the network
@@ -36,10 +40,14 @@ COPY deploy/prebuilt/data /var/lib/keel
 
 FROM ${KEEL_BINARY} AS binary
 
+FROM ${LITESTREAM_IMAGE} AS litestream
+
 # Runtime: distroless glibc base (CA certificates, no shell, no package
 # manager), running as uid 65532 ("nonroot").
 FROM ${RUNTIME_IMAGE}
 COPY --from=binary /usr/local/bin/keel /usr/local/bin/keel
+# Litestream, a static binary: keel's child while the database is replicated.
+COPY --from=litestream /usr/local/bin/litestream /usr/local/bin/litestream
 # The embedded SQLite default writes here; owned by the runtime user, so a
 # named volume mounted here starts owned by it too.
 COPY --from=binary --chown=65532:65532 /var/lib/keel /var/lib/keel

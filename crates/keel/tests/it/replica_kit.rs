@@ -132,3 +132,17 @@ pub fn event(session: &str) -> Value {
         "model": "m", "inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0,
         "cacheWriteTokens": 0, "costUSD": 0.0001})
 }
+
+/// A new account `name` (`name@example.com`): its access token.
+pub async fn register(base: &str, name: &str) -> String {
+    let r: Value = reqwest::Client::new()
+        .post(format!("{base}/auth/register"))
+        .json(&json!({"username": name, "email": format!("{name}@example.com"), "password": "long enough, really"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["accessToken"].as_str().expect("registered").to_owned()
+}

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use keel_testkit::process::{KeelProcess, command};
 use nix::sys::signal::Signal;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::KEEL;
-use crate::replica_kit::{bin, env, history, ltx_files, write};
+use crate::replica_kit::{bin, env, history, ltx_files, register, write};
 
 /// keel on `dir` until `sessions` are written, then stopped as SIGTERM
 /// stops it: Litestream syncs everything before it exits.
@@ -103,19 +103,6 @@ async fn a_point_in_time_restore_gives_exactly_the_state_at_that_time() {
         before.into_iter().chain(after).collect::<HashSet<_>>(),
         "the newest state"
     );
-}
-
-async fn register(base: &str, name: &str) -> String {
-    let r: Value = reqwest::Client::new()
-        .post(format!("{base}/auth/register"))
-        .json(&json!({"username": name, "email": format!("{name}@example.com"), "password": "long enough, really"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    r["accessToken"].as_str().expect("registered").to_owned()
 }
 
 async fn login_status(base: &str, name: &str) -> u16 {

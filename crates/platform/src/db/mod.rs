@@ -17,6 +17,7 @@ pub mod inline;
 mod pools;
 pub mod reach;
 pub mod replica;
+pub mod replica_lag;
 pub mod replicate;
 pub mod restore;
 mod short;
@@ -48,6 +49,8 @@ pub struct Db {
     reach: reach::Reach,
     /// Connections idle this long are closed.
     idle_for: Duration,
+    /// How far behind its replica is (SQLite, when replicated).
+    replication: replica_lag::Replication,
 }
 
 impl Db {
@@ -97,6 +100,7 @@ impl Db {
                     short,
                     reach: reach::Reach::postgres(url.clone()),
                     idle_for: cfg.idle_timeout,
+                    replication: replica_lag::Replication::default(),
                 })
             }
             DatabaseUrl::Sqlite(url) => {
@@ -117,6 +121,7 @@ impl Db {
                     short: None,
                     reach: reach::Reach::local(),
                     idle_for: cfg.idle_timeout,
+                    replication: replica_lag::Replication::default(),
                 })
             }
         }
@@ -139,6 +144,11 @@ impl Db {
                 short.close_idle(self.idle_for).await;
             }
         }
+    }
+
+    /// How far behind the replica is (see [`replica_lag`]).
+    pub fn replication(&self) -> &replica_lag::Replication {
+        &self.replication
     }
 
     /// Whether the database can be reached (see [`reach`]).

@@ -119,8 +119,13 @@ impl ReplicaConfig {
         env
     }
 
-    /// Litestream's configuration replicating `db` as this says.
-    pub fn litestream_yaml(&self, db: &Path) -> String {
+    /// Litestream's configuration replicating `db` as this says, with its
+    /// control socket at `socket` when given. Log files already folded
+    /// into a snapshot's chain are kept no longer than the retention
+    /// (Litestream's own default, five minutes, when that is shorter), so
+    /// the retention bounds how long a deleted row lives in the replica
+    /// (docs/operations.md).
+    pub fn litestream_yaml(&self, db: &Path, socket: Option<&Path>) -> String {
         let replica = match &self.url {
             ReplicaUrl::S3(url) => format!("      url: {}\n", quoted(url)),
             ReplicaUrl::Dir(path) => format!(
@@ -128,12 +133,20 @@ impl ReplicaConfig {
                 quoted(&path.display().to_string())
             ),
         };
+        let socket = socket.map_or_else(String::new, |path| {
+            format!(
+                "socket:\n  enabled: true\n  path: {}\n",
+                quoted(&path.display().to_string())
+            )
+        });
         format!(
             "# Written by keel from its KEEL_REPLICA_* settings; edits are lost.\n\
-             snapshot:\n  interval: {}\n  retention: {}\n\
+             {socket}snapshot:\n  interval: {}\n  retention: {}\n\
+             l0-retention: {}\n\
              dbs:\n  - path: {}\n    replica:\n{replica}      sync-interval: {}\n",
             go_duration(self.snapshot),
             go_duration(self.retention),
+            go_duration(self.retention.min(Duration::from_secs(300))),
             quoted(&db.display().to_string()),
             go_duration(self.sync),
         )
@@ -183,11 +196,14 @@ mod tests {
             (SECRET_ACCESS_KEY, "hush"),
         ]);
         let cfg = ReplicaConfig::from_source(&src).ok().flatten();
-        let yaml = cfg.map(|c| c.litestream_yaml(Path::new("/data/keel.db")));
+        let sock = Path::new("/data/litestream.sock");
+        let yaml = cfg.map(|c| c.litestream_yaml(Path::new("/data/keel.db"), Some(sock)));
         let yaml = yaml.unwrap_or_default();
         assert!(yaml.contains("sync-interval: 1500ms"), "{yaml}");
         assert!(yaml.contains("interval: 3600s") && yaml.contains("retention: 86400s"));
         assert!(yaml.contains("path: \"/data/keel.db\""));
+        assert!(yaml.contains("enabled: true\n  path: \"/data/litestream.sock\""));
+        assert!(yaml.contains("l0-retention: 300s"), "{yaml}");
         assert!(!yaml.contains("hush"));
     }
 }

@@ -11,6 +11,9 @@ use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 use super::replica::ReplicaConfig;
+use super::replica_lag::Replication;
+use crate::config::OutboundConfig;
+use crate::outbound::{HttpClient, OutboundError};
 use crate::tasks::Tasks;
 
 /// How long Litestream has to sync and exit after it is asked to stop.
@@ -24,6 +27,8 @@ pub enum ReplicateError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot ask Litestream how far behind it is: {0}")]
+    Client(OutboundError),
     #[error("cannot start {program} (set KEEL_LITESTREAM_BIN, or install it): {source}")]
     Start {
         program: PathBuf,
@@ -31,19 +36,32 @@ pub enum ReplicateError {
     },
 }
 
-/// Replicates `db` as `cfg` says, for as long as `tasks` run: the
+/// What replication needs from the running server.
+pub struct Replicator<'a> {
+    pub tasks: &'a Tasks,
+    /// For questions to Litestream's control socket.
+    pub outbound: &'a OutboundConfig,
+    /// Where the replica's lag is kept for `/readyz` (`Db::replication`).
+    pub status: Replication,
+}
+
+/// Replicates `db` as `cfg` says, for as long as the tasks run: the
 /// configuration is written beside the database (`litestream.yml`, 0600;
-/// it holds no secret), the child restarted after a pause when it stops.
+/// it holds no secret), the child restarted after a pause when it stops,
+/// and its lag watched through its control socket (see [`super::replica_lag`]).
 pub fn start(
-    tasks: &Tasks,
+    with: Replicator<'_>,
     cfg: ReplicaConfig,
     db: &Path,
     data_dir: &Path,
 ) -> Result<(), ReplicateError> {
     let path = data_dir.join("litestream.yml");
-    std::fs::write(&path, cfg.litestream_yaml(db)).map_err(|source| ReplicateError::Config {
-        path: path.clone(),
-        source,
+    let socket = control_socket(data_dir);
+    std::fs::write(&path, cfg.litestream_yaml(db, socket.as_deref())).map_err(|source| {
+        ReplicateError::Config {
+            path: path.clone(),
+            source,
+        }
     })?;
     // The first start is tried here, so a missing program stops keel's
     // start with its reason instead of a line in the log.
@@ -53,27 +71,61 @@ pub fn start(
         sync_ms = cfg.sync.as_millis() as u64,
         "replicating the database continuously (Litestream)"
     );
+    with.status.started(cfg.sync);
+    if let Some(socket) = socket {
+        watch_lag(&with, socket, db, cfg.sync)?;
+    }
     let shared = Arc::new((cfg, path, std::sync::Mutex::new(Some(first))));
-    let token = tasks.token();
-    tasks.spawn_restarting("database replication", move || {
-        let shared = shared.clone();
-        let token = token.clone();
-        async move {
-            let (cfg, path, first) = &*shared;
-            let child = first.lock().ok().and_then(|mut f| f.take());
-            let child = match child {
-                Some(c) => Ok(c),
-                None => spawn(cfg, path),
-            };
-            match child {
-                Ok(child) => {
-                    running(true);
-                    watch(child, token, 2 * cfg.sync).await;
-                    running(false);
+    let token = with.tasks.token();
+    with.tasks
+        .spawn_restarting("database replication", move || {
+            let shared = shared.clone();
+            let token = token.clone();
+            async move {
+                let (cfg, path, first) = &*shared;
+                let child = first.lock().ok().and_then(|mut f| f.take());
+                let child = match child {
+                    Some(c) => Ok(c),
+                    None => spawn(cfg, path),
+                };
+                match child {
+                    Ok(child) => {
+                        running(true);
+                        watch(child, token, 2 * cfg.sync).await;
+                        running(false);
+                    }
+                    Err(e) => tracing::error!("database replication: {e}"),
                 }
-                Err(e) => tracing::error!("database replication: {e}"),
             }
-        }
+        });
+    Ok(())
+}
+
+/// Where Litestream's control socket goes: beside the database, unless
+/// that path is too long for a Unix socket (then the lag is not watched).
+fn control_socket(data_dir: &Path) -> Option<PathBuf> {
+    let socket = data_dir.join("litestream.sock");
+    if socket.as_os_str().len() < 100 {
+        return Some(socket);
+    }
+    tracing::warn!(
+        socket = %socket.display(),
+        "the data directory's path is too long for Litestream's control socket: the replica's lag is not watched"
+    );
+    None
+}
+
+fn watch_lag(
+    with: &Replicator<'_>,
+    socket: PathBuf,
+    db: &Path,
+    every: Duration,
+) -> Result<(), ReplicateError> {
+    let builder = reqwest::Client::builder().unix_socket(socket.clone());
+    let http = HttpClient::with_builder(with.outbound, builder).map_err(ReplicateError::Client)?;
+    let (status, db, stop) = (with.status.clone(), db.to_owned(), with.tasks.token());
+    with.tasks.spawn("replica lag", async move {
+        super::replica_lag::watch(http, &socket, &db, status, every, stop).await;
     });
     Ok(())
 }

@@ -64,6 +64,10 @@ pub struct Checks {
     database: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     redis: Option<String>,
+    /// When the database is replicated: `ok`, or `behind` and for how
+    /// long no sync reached the replica (`degraded`: keel still serves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replica: Option<String>,
     /// `ok`, or which background task stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     tasks: Option<String>,
@@ -83,7 +87,7 @@ pub async fn healthz() -> Json<Health> {
 /// when configured, is reported but optional); not while draining.
 #[utoipa::path(get, path = "/readyz", tag = "health",
     responses(
-        (status = 200, description = "Ready to serve (`degraded` while Redis is away)", body = Health),
+        (status = 200, description = "Ready to serve (`degraded` while Redis is away or the database's replica is behind)", body = Health),
         (status = 503, description = "Draining (asked to stop, still serving for a moment), the database is unreachable, or a background task died", body = Health),
     ))]
 pub async fn readyz(State(r): State<Readiness>) -> (StatusCode, Json<Health>) {
@@ -121,6 +125,7 @@ pub async fn check(
     tasks: Option<&Tasks>,
     redis_needed: Redis,
 ) -> (StatusCode, Json<Health>) {
+    let replica = db.replication().lag();
     let (db, redis) = tokio::join!(reachable_within(db, CHECK_TIMEOUT), async {
         if cache.is_redis() {
             Some(cache.ping_within(CHECK_TIMEOUT).await)
@@ -130,11 +135,12 @@ pub async fn check(
     });
     let tasks = tasks.map(Tasks::health);
     let redis_ok = redis.as_ref().is_none_or(Result::is_ok);
+    let replica_ok = replica.is_none_or(|l| !l.behind);
     let ready = db.is_ok()
         && (redis_ok || redis_needed == Redis::Optional)
         && tasks.as_ref().is_none_or(Result::is_ok);
-    if !ready || !redis_ok {
-        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), "not ready");
+    if !ready || !redis_ok || !replica_ok {
+        tracing::warn!(database = ?db.as_ref().err(), redis = ?redis.as_ref().and_then(|r| r.as_ref().err()), tasks = ?tasks.as_ref().and_then(|t| t.as_ref().err()), replica_lag_secs = ?replica.map(|l| l.seconds.round()), "not ready");
     }
     metrics::gauge!("keel_ready").set(f64::from(u8::from(ready)));
     metrics::gauge!("keel_dependency_up", "dependency" => "database")
@@ -147,7 +153,7 @@ pub async fn check(
         r.map_or_else(|e| format!("unavailable: {e}"), |()| "ok".to_owned())
     };
     let body = Health {
-        status: match (ready, redis_ok) {
+        status: match (ready, redis_ok && replica_ok) {
             (false, _) => "unavailable",
             (true, false) => "degraded",
             (true, true) => "ok",
@@ -155,6 +161,13 @@ pub async fn check(
         checks: Some(Checks {
             database: show(db),
             redis: redis.map(show),
+            replica: replica.map(|l| {
+                if l.behind {
+                    format!("behind: no sync reached the replica for {:.0} s", l.seconds)
+                } else {
+                    "ok".to_owned()
+                }
+            }),
             tasks: tasks.map(show),
         }),
     };
