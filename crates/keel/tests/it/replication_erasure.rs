@@ -95,6 +95,7 @@ async fn an_erased_address_leaves_every_replica_file_within_the_promised_retenti
         "after {took:?} these replica files still hold {address}: {holding:?}"
     );
     let local = dir.path().join(".keel.db-litestream");
+    assert!(local.is_dir(), "Litestream keeps its local files there");
     println!(
         "Litestream's local files: {} hold the address",
         files_holding(&local, address.as_bytes()).len()
