@@ -110,7 +110,7 @@ bench_scenario() { # backend floor
       p99[$r]="${p99[$r]:-}${p99[$r]:+/}$c"
       # CPU ms per request over this run.
       cpu[$r]="${cpu[$r]:-}${cpu[$r]:+ }$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$a" -v s="${DURATION%s}" \
-        'BEGIN {printf "%.3f", n > 0 ? 1000 * t / hz / (n * s) : 0}')"
+        'BEGIN {printf "%.3f", (n > 0 ? 1000 * t / hz / (n * s) : 0)}')"
       peak[$r]="${peak[$r]:-}${peak[$r]:+ }$(bench_replica_peak)"
       runs[$r]=$(( ${runs[$r]:-0} + 1 ))
     done
@@ -125,14 +125,14 @@ bench_scenario() { # backend floor
       local r="$variant-$endpoint" mean ratio name cpu_mean peak_max
       mean=$(( ${rps[$r]} / ${runs[$r]} ))
       ratio=$(awk -v a="$mean" -v b="$base" 'BEGIN {printf "%.1f%%", 100*a/b}')
-      cpu_mean=$(echo "${cpu[$r]}" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; printf "%.3f", s/NF}')
+      cpu_mean=$(echo "${cpu[$r]}" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; printf "%.3f", (NF > 0 ? s/NF : 0)}')
       peak_max=$(echo "${peak[$r]}" | awk '{m=0; for (i=1;i<=NF;i++) if ($i>m) m=$i; printf "%.1f MiB", m/1024}')
       case "$variant" in
         off) name="not replicated" ;;
         keel) name="replicated by keel (KEEL_REPLICA_URL)" ;;
         by-hand) name="Litestream by hand beside keel" ;;
       esac
-      echo "| sqlite | $label, $name | $mean | ${p50[$r]} | ${p99[$r]} | - | $ratio of not replicated; ${cpu_mean} ms CPU/request | $peak_max |"
+      echo "| sqlite | $label, $name | $mean | ${p50[$r]} | ${p99[$r]} | - | $ratio of not replicated; ${cpu_mean} ms CPU a request | $peak_max |"
     done
   done
   bench_replica_restore
