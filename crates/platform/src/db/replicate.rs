@@ -71,8 +71,10 @@ pub fn start(
         sync_ms = cfg.sync.as_millis() as u64,
         "replicating the database continuously (Litestream)"
     );
-    with.status.started(cfg.sync);
+    // Without the socket the lag cannot be known: none is reported (rather
+    // than one growing from the start).
     if let Some(socket) = socket {
+        with.status.started(cfg.sync);
         watch_lag(&with, socket, db, cfg.sync)?;
     }
     let shared = Arc::new((cfg, path, std::sync::Mutex::new(Some(first))));
