@@ -60,22 +60,17 @@ EOF
 
 bench_litestream_pid() { pgrep -f "litestream replicate" | head -n1; }
 
-# CPU ticks (user + system) of keel and Litestream so far.
-bench_replica_ticks() {
+# The sum over keel and Litestream of what AWK reads from /proc/PID/FILE.
+bench_replica_sum() { # file awk
   local pid total=0
   for pid in $(bench_keel_pid) $(bench_litestream_pid); do
-    total=$(( total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0) ))
+    total=$(( total + $(awk "$2" "/proc/$pid/$1" 2>/dev/null || echo 0) ))
   done
   echo "$total"
 }
-
-bench_replica_peak() {
-  local pid total=0
-  for pid in $(bench_keel_pid) $(bench_litestream_pid); do
-    total=$(( total + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0) ))
-  done
-  echo "$total"
-}
+# CPU ticks (user + system) so far; peak resident kB.
+bench_replica_ticks() { bench_replica_sum stat '{print $14 + $15}'; }
+bench_replica_peak() { bench_replica_sum status '/VmHWM/ {print $2}'; }
 
 bench_scenario() { # backend floor
   [ "$1" = sqlite ] || return 0

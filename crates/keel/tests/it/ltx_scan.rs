@@ -1,52 +1,36 @@
 //! Reads Litestream's replica files (LTX: a 100-byte header, then each
 //! page as a 6-byte header, a 4-byte length and the page compressed as one
-//! LZ4 block, until a page header of zeros) to say which hold some bytes.
+//! LZ4 block, until a page header of zeros), so the testkit's scan finds
+//! what their pages hold.
 
 use std::path::{Path, PathBuf};
 
-/// Every file under `dir` whose pages (or raw bytes) contain `needle`.
-pub fn files_holding(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path).is_ok_and(|b| holds(&b, needle)) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
+use keel_testkit::scan;
+
+/// Every file under `dir` whose bytes, or pages if it is an LTX file,
+/// hold `needle`.
+pub fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let readable: Vec<(PathBuf, Vec<u8>)> = scan::every_file(dir)
+        .into_iter()
+        .map(|(path, mut bytes)| {
+            let pages = pages(&bytes);
+            bytes.extend(pages.into_iter().flatten());
+            (path, bytes)
+        })
+        .collect();
+    scan::files_holding(&readable, needle)
+        .into_iter()
+        .map(Path::to_owned)
+        .collect()
 }
 
-/// Every file under `dir` (LTX or not).
+/// How many files are under `dir`.
 pub fn count_files(dir: &Path) -> usize {
-    let mut n = 0;
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if entry.path().is_dir() {
-                stack.push(entry.path());
-            } else {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
-fn holds(bytes: &[u8], needle: &[u8]) -> bool {
-    contains(bytes, needle) || pages(bytes).iter().any(|p| contains(p, needle))
+    scan::every_file(dir).len()
 }
 
 /// The decompressed pages of an LTX file (none if it is not one).
-pub fn pages(b: &[u8]) -> Vec<Vec<u8>> {
+fn pages(b: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     if b.len() < 100 || &b[0..4] != b"LTX1" {
         return out;
@@ -69,8 +53,4 @@ pub fn pages(b: &[u8]) -> Vec<Vec<u8>> {
         at += len;
     }
     out
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use keel_testkit::process::{KeelProcess, command};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -145,4 +146,30 @@ pub async fn register(base: &str, name: &str) -> String {
         .await
         .unwrap();
     r["accessToken"].as_str().expect("registered").to_owned()
+}
+
+/// keel serving accounts and usage-alerts on `dir`, replicating to
+/// `replica` with `extra` settings, once Litestream has made its first
+/// snapshot; and the environment it was given.
+pub async fn serve_replicated(
+    dir: &Path,
+    replica: &str,
+    extra: &[(&'static str, String)],
+) -> (KeelProcess, Vec<(&'static str, String)>) {
+    let mut env = env(dir, replica);
+    env.push(("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()));
+    env.extend(extra.iter().cloned());
+    let keel = KeelProcess::serve(command(
+        crate::KEEL,
+        dir,
+        &env,
+        &["serve", "accounts", "usage-alerts"],
+    ))
+    .await;
+    let first = keel_testkit::eventually(Duration::from_secs(60), || {
+        ltx_files(replica).filter(|n| *n > 0)
+    })
+    .await;
+    assert!(first.is_some(), "Litestream made its first snapshot");
+    (keel, env)
 }

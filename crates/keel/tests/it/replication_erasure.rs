@@ -5,12 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use keel_testkit::process::{KeelProcess, command};
 use serde_json::json;
 
-use crate::KEEL;
 use crate::ltx_scan::{count_files, files_holding};
-use crate::replica_kit::{env, ltx_files, register, write};
+use crate::replica_kit::{register, serve_replicated, write};
 
 const SNAPSHOT_SECS: u64 = 2;
 const RETENTION_SECS: u64 = 4;
@@ -23,32 +21,19 @@ async fn an_erased_address_leaves_every_replica_file_within_the_promised_retenti
     let replica_dir = tempfile::tempdir().unwrap();
     let replica = format!("file://{}", replica_dir.path().display());
     let dir = tempfile::tempdir().unwrap();
-    let mut env = env(dir.path(), &replica);
-    env.extend([
-        ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
+    let retention = [
         ("KEEL_REPLICA_SNAPSHOT_SECS", SNAPSHOT_SECS.to_string()),
         ("KEEL_REPLICA_RETENTION_SECS", RETENTION_SECS.to_string()),
-    ]);
-    let keel = KeelProcess::serve(command(
-        KEEL,
-        dir.path(),
-        &env,
-        &["serve", "accounts", "usage-alerts"],
-    ))
-    .await;
+    ];
+    let (keel, _) = serve_replicated(dir.path(), &replica, &retention).await;
     let accounts = keel.url("accounts").to_owned();
     let events = keel.url("usage-alerts").to_owned();
-    let first = keel_testkit::eventually(Duration::from_secs(60), || {
-        ltx_files(&replica).filter(|n| *n > 0)
-    })
-    .await;
-    assert!(first.is_some(), "Litestream made its first snapshot");
 
     let name = "erased-person-7c1f";
     let address = format!("{name}@example.com");
     let token = register(&accounts, name).await;
     let seen = keel_testkit::eventually(Duration::from_secs(60), || {
-        let holding = files_holding(replica_dir.path(), address.as_bytes());
+        let holding = files_holding(replica_dir.path(), &address);
         (!holding.is_empty()).then_some(holding)
     })
     .await;
@@ -77,7 +62,7 @@ async fn an_erased_address_leaves_every_replica_file_within_the_promised_retenti
     while deleted.elapsed() < give_up {
         others += 1;
         write(&events, [format!("other-{others}")]).await;
-        holding = files_holding(replica_dir.path(), address.as_bytes());
+        holding = files_holding(replica_dir.path(), &address);
         if holding.is_empty() {
             break;
         }
@@ -98,7 +83,7 @@ async fn an_erased_address_leaves_every_replica_file_within_the_promised_retenti
     assert!(local.is_dir(), "Litestream keeps its local files there");
     println!(
         "Litestream's local files: {} hold the address",
-        files_holding(&local, address.as_bytes()).len()
+        files_holding(&local, &address).len()
     );
     drop(keel);
 }

@@ -10,7 +10,7 @@ use nix::sys::signal::Signal;
 use serde_json::json;
 
 use crate::KEEL;
-use crate::replica_kit::{bin, env, history, ltx_files, register, write};
+use crate::replica_kit::{bin, env, history, ltx_files, register, serve_replicated, write};
 
 /// keel on `dir` until `sessions` are written, then stopped as SIGTERM
 /// stops it: Litestream syncs everything before it exits.
@@ -124,24 +124,11 @@ async fn keels_truncating_checkpoint_and_its_backup_leave_the_replica_whole() {
     let replica_dir = tempfile::tempdir().unwrap();
     let replica = format!("file://{}", replica_dir.path().display());
     let dir = tempfile::tempdir().unwrap();
-    let mut env = env(dir.path(), &replica);
-    env.push(("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()));
-    let mut keel = KeelProcess::serve(command(
-        KEEL,
-        dir.path(),
-        &env,
-        &["serve", "accounts", "usage-alerts"],
-    ))
-    .await;
+    let (mut keel, env) = serve_replicated(dir.path(), &replica, &[]).await;
     let (accounts, events) = (
         keel.url("accounts").to_owned(),
         keel.url("usage-alerts").to_owned(),
     );
-    let first = keel_testkit::eventually(Duration::from_secs(60), || {
-        ltx_files(&replica).filter(|n| *n > 0)
-    })
-    .await;
-    assert!(first.is_some(), "Litestream made its first snapshot");
     write(&events, (0..20).map(|n| format!("one-{n}"))).await;
     register(&accounts, "kept").await;
     let gone = register(&accounts, "gone").await;
