@@ -2,6 +2,7 @@
 //! variable (README, "Configuration"); a bad value stops the process with a
 //! message that names the variable and never echoes a secret.
 
+mod database;
 pub mod mail;
 mod source;
 
@@ -9,18 +10,13 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use database::{DatabaseConfig, DatabaseUrl};
 pub use mail::{DkimConfig, MailConfig};
 pub use source::{CONFIG_FILE_VAR, Source};
 
 // The names of the variables read here.
 const BODY_LIMIT_BYTES: &str = "KEEL_BODY_LIMIT_BYTES";
-const DATABASE_URL: &str = "DATABASE_URL";
 const DATA_DIR: &str = "KEEL_DATA_DIR";
-const DB_ACQUIRE_TIMEOUT_SECS: &str = "KEEL_DB_ACQUIRE_TIMEOUT_SECS";
-const DB_IDLE_SECS: &str = "KEEL_DB_IDLE_SECS";
-const DB_MAX_CONNECTIONS: &str = "KEEL_DB_MAX_CONNECTIONS";
-const DB_MIN_CONNECTIONS: &str = "KEEL_DB_MIN_CONNECTIONS";
-const DB_STATEMENT_TIMEOUT_SECS: &str = "KEEL_DB_STATEMENT_TIMEOUT_SECS";
 const HTTP_CLIENT_CONNECT_TIMEOUT_SECS: &str = "KEEL_HTTP_CLIENT_CONNECT_TIMEOUT_SECS";
 const HTTP_CLIENT_RETRIES: &str = "KEEL_HTTP_CLIENT_RETRIES";
 const HTTP_CLIENT_TIMEOUT_SECS: &str = "KEEL_HTTP_CLIENT_TIMEOUT_SECS";
@@ -33,7 +29,6 @@ const LOG_FORMAT: &str = "KEEL_LOG_FORMAT";
 const METRICS_ADDR: &str = "KEEL_METRICS_ADDR";
 const MIGRATION_LOCK_WAIT_SECS: &str = "KEEL_MIGRATION_LOCK_WAIT_SECS";
 const MIGRATION_TABLE_LOCK_TIMEOUT_SECS: &str = "KEEL_MIGRATION_TABLE_LOCK_TIMEOUT_SECS";
-const PG_SHORT_READS: &str = "KEEL_PG_SHORT_READS";
 const REDIS_PREFIX: &str = "KEEL_REDIS_PREFIX";
 const REDIS_URL: &str = "REDIS_URL";
 const REQUEST_TIMEOUT_SECS: &str = "KEEL_REQUEST_TIMEOUT_SECS";
@@ -42,8 +37,6 @@ const SHUTDOWN_DRAIN_SECS: &str = "KEEL_SHUTDOWN_DRAIN_SECS";
 const SHUTDOWN_GRACE_SECS: &str = "KEEL_SHUTDOWN_GRACE_SECS";
 const SKIP_MIGRATIONS: &str = "SKIP_MIGRATIONS";
 const SLOW_REQUEST_MS: &str = "KEEL_SLOW_REQUEST_MS";
-const SQLITE_BUSY_TIMEOUT_MS: &str = "KEEL_SQLITE_BUSY_TIMEOUT_MS";
-const SQLITE_INLINE_READS: &str = "KEEL_SQLITE_INLINE_READS";
 const START_HOLD_SECS: &str = "KEEL_START_HOLD_SECS";
 const TRUSTED_PROXIES: &str = "KEEL_TRUSTED_PROXIES";
 
@@ -89,39 +82,6 @@ impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Secret([redacted])")
     }
-}
-
-/// Where the relational data lives.
-#[derive(Debug, Clone)]
-pub enum DatabaseUrl {
-    Sqlite(String),
-    Postgres(Secret),
-}
-
-impl DatabaseUrl {
-    pub fn is_postgres(&self) -> bool {
-        matches!(self, Self::Postgres(_))
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct DatabaseConfig {
-    pub url: DatabaseUrl,
-    pub max_connections: u32,
-    pub min_connections: u32,
-    pub acquire_timeout: Duration,
-    /// A pooled connection idle this long is closed (down to
-    /// `min_connections`).
-    pub idle_timeout: Duration,
-    pub sqlite_busy_timeout: Duration,
-    /// Short SQLite reads on the calling thread (`db::inline`).
-    pub sqlite_inline_reads: bool,
-    /// Short PostgreSQL reads on connections outside the pool
-    /// (`db::short_pg`), half of `max_connections`.
-    pub pg_short_reads: bool,
-    /// PostgreSQL's `statement_timeout` for keel's connections (zero: none;
-    /// migrations have none).
-    pub statement_timeout: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -197,7 +157,7 @@ impl PlatformConfig {
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
         let data_dir = PathBuf::from(src.string_or(DATA_DIR, "./data"));
         Ok(Self {
-            database: database(src, &data_dir)?,
+            database: database::from_source(src, &data_dir)?,
             migrations: MigrationConfig {
                 skip: src.bool_or(SKIP_MIGRATIONS, false)?,
                 lock_wait: src.secs_or(MIGRATION_LOCK_WAIT_SECS, Duration::from_secs(120))?,
@@ -279,43 +239,6 @@ pub fn addr(src: &Source, var: &str, default: &str) -> Result<SocketAddr, Config
     raw.trim()
         .parse()
         .map_err(|_| ConfigError::invalid(var, format!("expected host:port, got {raw:?}")))
-}
-
-fn database(src: &Source, data_dir: &Path) -> Result<DatabaseConfig, ConfigError> {
-    let url = match src.get(DATABASE_URL) {
-        None => DatabaseUrl::Sqlite(format!("sqlite://{}", data_dir.join("keel.db").display())),
-        Some(u) if u.starts_with("sqlite:") => DatabaseUrl::Sqlite(u.to_owned()),
-        Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
-            DatabaseUrl::Postgres(Secret::new(u.to_owned()))
-        }
-        Some(_) => {
-            return Err(ConfigError::invalid(
-                DATABASE_URL,
-                "expected a sqlite:// or postgres:// URL",
-            ));
-        }
-    };
-    // SQLite reads gain nothing from more connections than cores (one more
-    // connection writes); PostgreSQL serves many.
-    let default_max = if url.is_postgres() { 10 } else { 4 };
-    let max_connections: u32 = src.parse_or(DB_MAX_CONNECTIONS, default_max)?;
-    if max_connections == 0 {
-        return Err(ConfigError::invalid(
-            DB_MAX_CONNECTIONS,
-            "must be at least 1",
-        ));
-    }
-    Ok(DatabaseConfig {
-        url,
-        max_connections,
-        min_connections: src.parse_or(DB_MIN_CONNECTIONS, 0)?,
-        acquire_timeout: src.secs_or(DB_ACQUIRE_TIMEOUT_SECS, Duration::from_secs(5))?,
-        idle_timeout: src.secs_or(DB_IDLE_SECS, Duration::from_secs(600))?,
-        sqlite_busy_timeout: src.millis_or(SQLITE_BUSY_TIMEOUT_MS, Duration::from_millis(5000))?,
-        sqlite_inline_reads: src.bool_or(SQLITE_INLINE_READS, true)?,
-        pg_short_reads: src.bool_or(PG_SHORT_READS, true)?,
-        statement_timeout: src.secs_or(DB_STATEMENT_TIMEOUT_SECS, Duration::from_secs(60))?,
-    })
 }
 
 fn trusted_proxies(src: &Source) -> Result<TrustedProxies, ConfigError> {
