@@ -80,10 +80,11 @@ async fn run(d: &Delivery, send_id: &str) -> Result<(), JobError> {
         missing |= store(d, send_id, &page, &receipts, now).await?;
     }
     // Not all receipts were ready, or a batch that shares this job's
-    // minute was still on its way (its outcome not yet written, so not
-    // seen above): ask again after another delay (one job however many
+    // minute was still on its way or came back after this run began (its
+    // messages not seen above, and its own request for receipts merged
+    // into this job): ask again after another delay (one job however many
     // runs want it).
-    if missing || in_flight(d, send_id).await? {
+    if missing || unasked(d, send_id, now - delay).await? {
         let at = round_up(now + delay.max(chrono::Duration::seconds(1)), delay);
         let job = Receipts {
             send_id: send_id.to_owned(),
@@ -98,13 +99,24 @@ pub fn key(send_id: &str, at: DateTime<Utc>) -> String {
     format!("receipts:{send_id}:{}", at.timestamp())
 }
 
-/// Whether a batch of the send is on its way to Expo.
-async fn in_flight(d: &Delivery, send_id: &str) -> Result<bool, JobError> {
+/// Whether a message of the send is still on its way to Expo, or was sent
+/// after `cutoff` (this run's page took those sent before) and awaits
+/// its receipt.
+async fn unasked(d: &Delivery, send_id: &str, cutoff: DateTime<Utc>) -> Result<bool, JobError> {
+    use keel_platform::sea_orm::Condition;
+    let later = Condition::all()
+        .add(push_message::Column::Status.eq(MessageStatus::Sent))
+        .add(push_message::Column::ReceiptStatus.is_null())
+        .add(push_message::Column::SentAt.gt(cutoff));
     let one = push_message::Entity::find()
         .select_only()
         .column(push_message::Column::PushToken)
         .filter(push_message::Column::SendId.eq(send_id))
-        .filter(push_message::Column::Status.eq(MessageStatus::Batched))
+        .filter(
+            Condition::any()
+                .add(push_message::Column::Status.eq(MessageStatus::Batched))
+                .add(later),
+        )
         .limit(1)
         .into_tuple::<String>()
         .one(d.db.read())
