@@ -29,13 +29,12 @@ async fn the_replicas_lag_is_on_metrics_and_readyz_and_grows_while_the_bucket_is
     let replica =
         format!("s3://keel-replica/lag?endpoint={endpoint}&region=us-east-1&force-path-style=true");
     let dir = tempfile::tempdir().unwrap();
-    let keel = KeelProcess::serve(command(
-        KEEL,
-        dir.path(),
-        &env(dir.path(), &replica),
-        &["serve", "usage-alerts"],
-    ))
-    .await;
+    // The data directory as the quick start has it: relative (Litestream
+    // lists the database by its absolute path).
+    let mut env = env(dir.path(), &replica);
+    env.push(("KEEL_DATA_DIR", "./data".to_owned()));
+    let keel =
+        KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "usage-alerts"])).await;
     let base = keel.url("usage-alerts").to_owned();
     write(&base, (0..5).map(|n| format!("lag-{n}"))).await;
     let synced = keel_testkit::eventually_async(Duration::from_secs(30), || async {

@@ -67,24 +67,13 @@ impl Replication {
 
     /// The lag now, or `None` when the database is not replicated.
     pub fn lag(&self) -> Option<Lag> {
-        let w = (*self.lock())?;
-        let since = w.last_sync.unwrap_or(w.started);
-        let lag = SystemTime::now()
-            .duration_since(since)
-            .unwrap_or(Duration::ZERO);
-        Some(Lag {
-            seconds: lag.as_secs_f64(),
-            last_sync: w.last_sync,
-            behind: lag > w.behind_after,
-        })
+        self.lock().as_ref().map(Watch::lag)
     }
 
     fn publish(&self) {
-        let Some(sync) = self.lock().map(|w| w.sync) else {
-            return;
-        };
-        metrics::gauge!("keel_replica_sync_interval_seconds").set(sync.as_secs_f64());
-        let Some(lag) = self.lag() else { return };
+        let Some(w) = *self.lock() else { return };
+        let lag = w.lag();
+        metrics::gauge!("keel_replica_sync_interval_seconds").set(w.sync.as_secs_f64());
         metrics::gauge!("keel_replica_lag_seconds").set(lag.seconds);
         if let Some(at) = lag
             .last_sync
@@ -101,6 +90,20 @@ impl Replication {
     }
 }
 
+impl Watch {
+    fn lag(&self) -> Lag {
+        let since = self.last_sync.unwrap_or(self.started);
+        let lag = SystemTime::now()
+            .duration_since(since)
+            .unwrap_or(Duration::ZERO);
+        Lag {
+            seconds: lag.as_secs_f64(),
+            last_sync: self.last_sync,
+            behind: lag > self.behind_after,
+        }
+    }
+}
+
 /// Litestream's `GET /list`.
 #[derive(Deserialize)]
 struct List {
@@ -108,19 +111,19 @@ struct List {
     databases: Vec<Listed>,
 }
 
+/// keel's configuration names one database: the one listed (by its
+/// absolute path, whatever path keel gave).
 #[derive(Deserialize)]
 struct Listed {
-    path: String,
     #[serde(default)]
     last_sync_at: Option<String>,
 }
 
-/// Asks Litestream on `socket` for `db`'s last sync every `every` until
-/// `stop`, and publishes the lag after each question, answered or not.
+/// Asks Litestream on `socket` for the database's last sync every `every`
+/// until `stop`, and publishes the lag after each question, answered or not.
 pub(super) async fn watch(
     http: HttpClient,
     socket: &Path,
-    db: &Path,
     status: Replication,
     every: Duration,
     stop: CancellationToken,
@@ -133,7 +136,7 @@ pub(super) async fn watch(
             () = stop.cancelled() => return,
             _ = tick.tick() => {}
         }
-        match last_sync(&http, db).await {
+        match last_sync(&http).await {
             Ok(Some(at)) => status.synced(at),
             Ok(None) => {}
             Err(e) if !told => {
@@ -146,7 +149,7 @@ pub(super) async fn watch(
     }
 }
 
-async fn last_sync(http: &HttpClient, db: &Path) -> Result<Option<SystemTime>, String> {
+async fn last_sync(http: &HttpClient) -> Result<Option<SystemTime>, String> {
     let resp = http
         .client()
         .get("http://litestream/list")
@@ -154,11 +157,7 @@ async fn last_sync(http: &HttpClient, db: &Path) -> Result<Option<SystemTime>, S
         .await
         .map_err(|e| crate::failure::chain(&e))?;
     let list: List = resp.json().await.map_err(|e| crate::failure::chain(&e))?;
-    let ours = list
-        .databases
-        .into_iter()
-        .find(|d| Path::new(&d.path) == db || d.path.ends_with(&*db.to_string_lossy()));
-    let Some(at) = ours.and_then(|d| d.last_sync_at) else {
+    let Some(at) = list.databases.into_iter().find_map(|d| d.last_sync_at) else {
         return Ok(None);
     };
     let at = chrono::DateTime::parse_from_rfc3339(&at)

@@ -75,7 +75,7 @@ pub fn start(
     // than one growing from the start).
     if let Some(socket) = socket {
         with.status.started(cfg.sync);
-        watch_lag(&with, socket, db, cfg.sync)?;
+        watch_lag(&with, socket, cfg.sync)?;
     }
     let shared = Arc::new((cfg, path, std::sync::Mutex::new(Some(first))));
     let token = with.tasks.token();
@@ -120,14 +120,13 @@ fn control_socket(data_dir: &Path) -> Option<PathBuf> {
 fn watch_lag(
     with: &Replicator<'_>,
     socket: PathBuf,
-    db: &Path,
     every: Duration,
 ) -> Result<(), ReplicateError> {
     let builder = reqwest::Client::builder().unix_socket(socket.clone());
     let http = HttpClient::with_builder(with.outbound, builder).map_err(ReplicateError::Client)?;
-    let (status, db, stop) = (with.status.clone(), db.to_owned(), with.tasks.token());
+    let (status, stop) = (with.status.clone(), with.tasks.token());
     with.tasks.spawn("replica lag", async move {
-        super::replica_lag::watch(http, &socket, &db, status, every, stop).await;
+        super::replica_lag::watch(http, &socket, status, every, stop).await;
     });
     Ok(())
 }
