@@ -64,7 +64,7 @@ impl Authed {
             Some(user) => user,
             None => load(state, &claims.sid, &claims.sub).await?,
         };
-        if user.is_banned {
+        if user.banned_now() {
             return Err(error::banned());
         }
         Ok(Self {

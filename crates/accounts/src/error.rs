@@ -357,3 +357,28 @@ impl From<SignInError> for Error {
         }
     }
 }
+
+/// The console's users area answers in the console's shape.
+impl From<UserError> for keel_platform::console::Error {
+    fn from(e: UserError) -> Self {
+        match e {
+            UserError::NotFound => keel_platform::console::not_found("user"),
+            UserError::Db(db) => Self::from(db),
+            other => Self::conflict(keel_platform::console::code::CONFLICT, other.to_string()),
+        }
+    }
+}
+
+impl From<TwoFactorError> for keel_platform::console::Error {
+    fn from(e: TwoFactorError) -> Self {
+        use keel_platform::console::code::CONFLICT;
+        match e {
+            TwoFactorError::NotEnabled => {
+                Self::conflict(CONFLICT, "This user has no second factor.")
+            }
+            TwoFactorError::Secret(cause) => Self::internal(cause),
+            TwoFactorError::Db(db) => Self::from(db),
+            other => Self::conflict(CONFLICT, other.to_string()),
+        }
+    }
+}

@@ -4,6 +4,7 @@
 pub mod auth;
 mod cli;
 pub mod config;
+mod console;
 pub mod domain;
 pub mod entity;
 pub mod error;
@@ -84,6 +85,7 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         weekly_goals: crate::domain::goal_writer::start(platform.db.clone(), b.tasks),
         webauthn,
     });
+    b.console.push(console::area(state.clone()));
     let well_known = routes::well_known(state.clone());
     let routes = routes::router(state);
     let routes = if base_path.is_empty() {

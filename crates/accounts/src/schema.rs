@@ -32,6 +32,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             name: "passkeys",
             up: passkeys,
         },
+        Migration {
+            version: 4,
+            name: "ban_until",
+            up: ban_until,
+        },
     ],
     tables: crate::entity::tables,
 };
@@ -348,4 +353,13 @@ fn passkeys(b: DbBackend) -> Vec<Statement> {
             &by_expiry,
         ],
     )
+}
+
+/// A ban an operator set to end by itself (`NULL`: until lifted).
+fn ban_until(b: DbBackend) -> Vec<Statement> {
+    let alter = Table::alter()
+        .table("accounts_users")
+        .add_column(ts_null("banned_until"))
+        .to_owned();
+    build_all(b, &[&alter])
 }

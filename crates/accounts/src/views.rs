@@ -67,7 +67,7 @@ impl From<&user::Model> for User {
             role: u.role.clone(),
             two_factor: u.two_factor,
             email_verified: u.email_verified,
-            is_banned: u.is_banned,
+            is_banned: u.banned_now(),
             streamer_mode: u.streamer_mode,
             notifications: Notifications::of(u),
             created_at: u.created_at,

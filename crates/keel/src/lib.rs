@@ -192,6 +192,9 @@ fn build_services(
     tasks: &Tasks,
     addrs: &[(&'static str, SocketAddr)],
 ) -> Result<Vec<ServiceApp>, StartError> {
+    // The console is last in the table: it takes the areas the services
+    // before it added.
+    let mut console = Vec::new();
     builders
         .into_iter()
         .map(|build| {
@@ -200,6 +203,7 @@ fn build_services(
                 jobs: registry,
                 tasks,
                 listening: addrs,
+                console: &mut console,
             })
         })
         .collect()

@@ -12,6 +12,8 @@ pub static SERVICES: &[&HttpService] = &[
     &keel_svc::SERVICE,
     &keel_channel::WEB_SERVICE,
     &keel_channel::API_SERVICE,
+    // Last: it takes the console areas the services above added.
+    &keel_console::SERVICE,
 ];
 
 /// Every subcommand of a service (`keel svc ...`, `keel quotebot ...`).
@@ -20,6 +22,7 @@ pub static COMMANDS: &[&Command] = &[
     &keel_svc::COMMAND,
     &keel_channel::COMMAND,
     &keel_quotebot::COMMAND,
+    &keel_console::COMMAND,
 ];
 
 /// The HTTP services.

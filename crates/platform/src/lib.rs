@@ -15,6 +15,7 @@ pub mod batch;
 pub mod cache;
 pub mod check;
 pub mod config;
+pub mod console;
 pub mod copy;
 pub mod crypto;
 pub mod db;
@@ -36,6 +37,7 @@ pub mod signals;
 pub mod tasks;
 pub mod telemetry;
 pub mod time;
+pub mod totp;
 pub mod values;
 
 mod context;

@@ -29,6 +29,9 @@ pub struct Build<'a> {
     pub tasks: &'a Tasks,
     /// Where each service this process serves listens (ports resolved).
     pub listening: &'a [(&'static str, std::net::SocketAddr)],
+    /// The operator console's areas: a service adds its own here; the
+    /// console, built last, takes them all.
+    pub console: &'a mut Vec<crate::console::Area>,
 }
 
 impl Build<'_> {

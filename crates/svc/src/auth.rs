@@ -6,12 +6,13 @@
 use std::marker::PhantomData;
 
 use axum::extract::FromRequestParts;
-use axum::http::header::{AUTHORIZATION, COOKIE};
+use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use keel_platform::crypto::constant_time_eq;
 use keel_platform::guard::Door;
+use keel_platform::http::cookies::SessionCookie;
 use keel_platform::http::request_client_ip;
 use keel_platform::observe::{Phase, timed};
 
@@ -20,50 +21,18 @@ use crate::entity::user;
 use crate::error::{self, Error};
 use crate::state::AppState;
 
-/// The session cookie over plain HTTP (a developer's machine).
-pub const COOKIE_NAME: &str = "svc_session";
-/// The session cookie over HTTPS: the browser keeps it only when it is
-/// `Secure`, `Path=/` and without `Domain`, so no other host (a sibling
-/// subdomain, a plain-HTTP page) can set one for it.
-pub const HOST_COOKIE_NAME: &str = "__Host-svc_session";
-
-/// Whether the request came over HTTPS: directly, or as a trusted proxy
-/// says with `X-Forwarded-Proto` (the shipped haproxy and Caddy set it
-/// from the connection, over whatever the client sent).
-pub fn is_https(
-    peer: Option<std::net::IpAddr>,
-    headers: &axum::http::HeaderMap,
-    state: &AppState,
-) -> bool {
-    peer.is_some_and(|ip| state.platform.config.http.trusted_proxies.contains(&ip))
-        && headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"))
-}
-
-/// The session cookie's name for a request: `__Host-` over HTTPS.
-pub fn cookie_name(https: bool) -> &'static str {
-    if https { HOST_COOKIE_NAME } else { COOKIE_NAME }
-}
+/// The admins' session cookie (`__Host-svc_session` over HTTPS), as the
+/// platform sets every session cookie.
+pub const SESSION: SessionCookie = SessionCookie {
+    plain: "svc_session",
+    https: "__Host-svc_session",
+};
 
 /// The session cookie's name for the request of `parts`.
 pub fn cookie_name_of(parts: &Parts, state: &AppState) -> &'static str {
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| c.0.ip());
-    cookie_name(is_https(peer, &parts.headers, state))
+    SESSION.name_of(parts, &state.platform.config.http.trusted_proxies)
 }
 
-/// `Set-Cookie` for the session `token` (empty and expired: ends it).
-pub fn session_cookie(https: bool, token: &str, max_age: i64) -> String {
-    format!(
-        "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
-        cookie_name(https),
-        if https { "; Secure" } else { "" }
-    )
-}
 pub const NONCE_HEADER: &str = "x-svc-nonce";
 
 /// The error code a route answers when the caller lacks the capability.
@@ -119,15 +88,7 @@ impl<F: Forbidden> Admin<F> {
 }
 
 pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
-    parts
-        .headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
+    keel_platform::http::cookies::cookie(&parts.headers, name)
 }
 
 fn basic(parts: &Parts) -> Option<Result<(String, String), Error>> {

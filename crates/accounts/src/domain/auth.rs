@@ -97,6 +97,7 @@ pub async fn register(
         totp_last_step: Set(0),
         email_verified: Set(false),
         is_banned: Set(false),
+        banned_until: Set(None),
         streamer_mode: Set(false),
         notify_weekly_goals: Set(true),
         weekly_mail_week: Set(None),
@@ -190,7 +191,7 @@ pub async fn login(
         Some(u) if matches => u,
         _ => return Err(AuthError::InvalidCredentials),
     };
-    if u.is_banned {
+    if u.banned_now() {
         knock.refused();
         return Err(AuthError::Banned);
     }

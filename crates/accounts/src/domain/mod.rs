@@ -9,6 +9,7 @@ pub mod goal_links;
 pub mod goal_writer;
 pub mod goals;
 pub mod invalid;
+pub mod moderation;
 pub mod notifications;
 pub mod passkey_ceremonies;
 pub mod passkey_sign_in;

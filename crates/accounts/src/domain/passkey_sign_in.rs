@@ -186,7 +186,7 @@ pub async fn finish(
     let u = users::find(&txn, &UserId::stored(row.user_id.clone()))
         .await
         .map_err(sessions::SessionError::from)?;
-    if u.is_banned {
+    if u.banned_now() {
         return Err(SignInError::Banned);
     }
     key.update_credential(&result);

@@ -137,7 +137,7 @@ pub async fn refresh(
         .filter(|s| is_live(s, now))
         .ok_or(SessionError::InvalidRefresh)?;
     let u = users::find(db.read(), &UserId::stored(s.user_id.as_str())).await?;
-    if u.is_banned {
+    if u.banned_now() {
         return Err(SessionError::Banned);
     }
     let txn = db.begin_write().await?;

@@ -13,7 +13,7 @@ use keel_platform::sea_orm::{
 use super::users;
 use crate::entity::{backup_code, code_failure, user};
 use crate::identity::cache::SessionCache;
-use crate::identity::totp;
+use keel_platform::totp;
 
 /// Why a two-factor step was refused.
 #[derive(Debug, thiserror::Error)]
@@ -91,8 +91,7 @@ pub async fn start(
 fn open_secret(secrets: &SecretBox, sealed: &str) -> Result<Vec<u8>, TwoFactorError> {
     let b32 = secrets.open(sealed).map_err(secret_error)?;
     let b32 = String::from_utf8(b32).map_err(secret_error)?;
-    base32::decode(base32::Alphabet::Rfc4648 { padding: false }, &b32)
-        .ok_or_else(|| secret_error("a stored TOTP secret is not base32"))
+    totp::from_base32(&b32).ok_or_else(|| secret_error("a stored TOTP secret is not base32"))
 }
 
 fn now_secs() -> u64 {
@@ -168,6 +167,15 @@ pub async fn disable(k: Keys<'_>, u: &user::Model, code: &str) -> Result<(), Two
         return Err(TwoFactorError::NotEnabled);
     }
     check_second_factor(k, u, code).await?;
+    remove(k, u).await
+}
+
+/// Turns two-factor off without a code: an operator removing a lost
+/// second factor (after checking who asks). Its backup codes go too.
+pub async fn remove(k: Keys<'_>, u: &user::Model) -> Result<(), TwoFactorError> {
+    if !u.two_factor {
+        return Err(TwoFactorError::NotEnabled);
+    }
     let off = users::update(&u.id)
         .col_expr(user::Column::TwoFactor, Expr::value(false))
         .col_expr(

@@ -63,7 +63,11 @@ async fn due_users(db: &Db, week: &str, after: &str) -> Result<Vec<user::Model>,
         .filter(user::Column::Id.gt(after))
         .filter(user::Column::NotifyWeeklyGoals.eq(true))
         .filter(user::Column::EmailVerified.eq(true))
-        .filter(user::Column::IsBanned.eq(false))
+        .filter(
+            keel_platform::sea_orm::Condition::any()
+                .add(user::Column::IsBanned.eq(false))
+                .add(user::Column::BannedUntil.lte(chrono::Utc::now())),
+        )
         .filter(not_this_week(week))
         .order_by_asc(user::Column::Id)
         .limit(PAGE)

@@ -23,6 +23,8 @@ pub struct Model {
     pub totp_last_step: i64,
     pub email_verified: bool,
     pub is_banned: bool,
+    /// When a ban ends by itself (`None`: until lifted).
+    pub banned_until: Option<DateTimeUtc>,
     pub streamer_mode: bool,
     pub notify_weekly_goals: bool,
     /// The ISO week (`2026-W48`) of the last weekly goals mail: one a week.
@@ -46,3 +48,10 @@ impl Related<super::session::Entity> for Entity {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// Whether the user is banned now (a ban with an end has not ended).
+    pub fn banned_now(&self) -> bool {
+        self.is_banned && self.banned_until.is_none_or(|t| t > chrono::Utc::now())
+    }
+}

@@ -243,6 +243,7 @@ mod tests {
             totp_last_step: 0,
             email_verified: false,
             is_banned: false,
+            banned_until: None,
             streamer_mode: false,
             notify_weekly_goals: true,
             weekly_mail_week: None,

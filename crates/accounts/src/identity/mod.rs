@@ -5,5 +5,4 @@ pub mod cache;
 pub mod device;
 pub mod geo;
 pub mod tokens;
-pub mod totp;
 pub mod webauthn;

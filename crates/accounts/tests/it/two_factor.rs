@@ -1,4 +1,4 @@
-use keel_accounts::identity::totp;
+use keel_platform::totp;
 use reqwest::Method;
 
 use crate::helpers::{Api, User};
@@ -8,7 +8,7 @@ pub fn now() -> u64 {
 }
 
 pub fn code(secret_b32: &str, at: u64) -> String {
-    let secret = base32::decode(base32::Alphabet::Rfc4648 { padding: false }, secret_b32).unwrap();
+    let secret = totp::from_base32(secret_b32).unwrap();
     totp::code_at(&secret, at).unwrap()
 }
 

@@ -60,6 +60,7 @@ fn subscriber(i: usize) -> user::ActiveModel {
         totp_last_step: Set(0),
         email_verified: Set(true),
         is_banned: Set(false),
+        banned_until: Set(None),
         streamer_mode: Set(false),
         // Every tenth opted out.
         notify_weekly_goals: Set(!i.is_multiple_of(10)),

@@ -170,7 +170,7 @@ async fn admins_are_disabled_reset_ended_and_removed_from_the_command_line_and_a
 
     let platform = crate::process::platform_on(&db, dir.path()).await;
     let filter = keel_platform::audit::Filter {
-        service: "svc",
+        service: Some("svc"),
         actor: Some("cli".to_owned()),
         ..Default::default()
     };

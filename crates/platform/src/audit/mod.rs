@@ -119,10 +119,11 @@ pub async fn record(db: &Db, actor: &Actor, entry: Entry) {
     }
 }
 
-/// Which entries to list: a service's, narrowed by whichever is set.
+/// Which entries to list: a service's (every service's when `None`: the
+/// console's), narrowed by whichever is set.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    pub service: &'static str,
+    pub service: Option<&'static str>,
     pub actor: Option<String>,
     pub action: Option<String>,
     pub subject: Option<String>,
@@ -131,7 +132,10 @@ pub struct Filter {
 impl Filter {
     fn condition(&self) -> Condition {
         use entity::Column;
-        let mut all = Condition::all().add(Column::Service.eq(self.service));
+        let mut all = Condition::all();
+        if let Some(service) = self.service {
+            all = all.add(Column::Service.eq(service));
+        }
         if let Some(a) = &self.actor {
             all = all.add(Column::Actor.eq(a.as_str()));
         }

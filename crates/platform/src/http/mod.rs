@@ -4,6 +4,7 @@
 pub mod api_error;
 pub mod assets;
 pub mod body_guard;
+pub mod cookies;
 pub mod docs;
 mod drain;
 mod error;

@@ -9,6 +9,7 @@
 
 pub mod cron;
 pub mod entity;
+pub mod failed;
 pub mod gauges;
 mod worker;
 

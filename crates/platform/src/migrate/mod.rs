@@ -197,6 +197,38 @@ async fn apply(txn: &DatabaseTransaction, component: &str, m: &Migration) -> Res
     }
 }
 
+/// Each component's newest migration applied here: (component, version,
+/// when), by component.
+pub async fn newest(db: &Db) -> Result<Vec<(String, i64, chrono::DateTime<chrono::Utc>)>, DbErr> {
+    use sea_orm::ExprTrait;
+    use sea_orm::sea_query::Alias;
+    let q = Query::select()
+        .column(Alias::new("component"))
+        .expr_as(
+            Expr::col(Alias::new("version")).max(),
+            Alias::new("version"),
+        )
+        .expr_as(
+            Expr::col(Alias::new("applied_at")).max(),
+            Alias::new("applied_at"),
+        )
+        .from(Alias::new(HISTORY))
+        .group_by_col(Alias::new("component"))
+        .order_by(Alias::new("component"), sea_orm::Order::Asc)
+        .to_owned();
+    let conn = db.read();
+    let rows = conn.query_all(&q).await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("", "component")?,
+                r.try_get("", "version")?,
+                r.try_get("", "applied_at")?,
+            ))
+        })
+        .collect()
+}
+
 fn history_table() -> sea_orm::sea_query::TableCreateStatement {
     Table::create()
         .table(HISTORY)

@@ -92,7 +92,7 @@ impl AuditFilter {
     fn filter(&self) -> Result<Filter, Error> {
         let owned = |v: Option<&str>| v.map(str::to_owned);
         Ok(Filter {
-            service: crate::NAME,
+            service: Some(crate::NAME),
             action: owned(text_filter("event", self.event.as_deref(), 100)?),
             actor: owned(text_filter("actor", self.actor.as_deref(), 200)?),
             subject: owned(text_filter("form_id", self.form_id.as_deref(), 100)?),

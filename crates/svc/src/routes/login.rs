@@ -11,12 +11,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::Done;
-use crate::auth::{HOST_COOKIE_NAME, cookie, cookie_name_of, is_https, session, session_cookie};
+use crate::auth::{SESSION, cookie, cookie_name_of, session};
 use crate::domain::admin;
 use crate::error::code::*;
 use crate::error::{self, Error, ErrorBody};
 use crate::input::Body;
 use crate::state::AppState;
+use keel_platform::http::cookies::is_https;
 
 #[derive(Deserialize, ToSchema)]
 pub struct LoginBody {
@@ -93,8 +94,12 @@ pub async fn login(
     audit::record(&state.db, &Actor::at(&u.username, address), signed_in).await;
     let ttl = chrono::Duration::from_std(state.cfg.session_ttl).map_err(Error::internal)?;
     let (token, nonce) = admin::open_session(&state.db, &u, ttl).await?;
-    let https = is_https(Some(peer.ip()), &headers, &state);
-    let cookie = session_cookie(https, &token, ttl.num_seconds());
+    let https = is_https(
+        Some(peer.ip()),
+        &headers,
+        &state.platform.config.http.trusted_proxies,
+    );
+    let cookie = SESSION.set(https, &token, ttl.num_seconds());
     let mut resp = NoStore(Json(LoggedIn {
         nonce,
         user: view(&u),
@@ -177,8 +182,8 @@ pub async fn logout(
     let entry = Entry::new(crate::NAME, "svc_admin_signed_out");
     audit::record(&state.db, &Actor::at(&u.username, address), entry).await;
     let mut resp = Json(Done::OK).into_response();
-    let https = name == HOST_COOKIE_NAME;
-    let ended = HeaderValue::from_str(&session_cookie(https, "", 0)).map_err(Error::internal)?;
+    let https = name == SESSION.https;
+    let ended = HeaderValue::from_str(&SESSION.set(https, "", 0)).map_err(Error::internal)?;
     resp.headers_mut().insert(SET_COOKIE, ended);
     Ok(resp)
 }

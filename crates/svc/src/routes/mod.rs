@@ -44,7 +44,7 @@ const AUTH: HttpAuth = HttpAuth::basic("app_password");
 const SESSION: KeyAuth = KeyAuth {
     name: "session_cookie",
     key_in: KeyIn::Cookie,
-    key: crate::auth::COOKIE_NAME,
+    key: crate::auth::SESSION.plain,
     description: "The admin session POST /admin/login sets; every request with it also needs the nonce",
 };
 const NONCE: KeyAuth = KeyAuth {

@@ -1,11 +1,12 @@
-//! Two-factor codes: RFC 6238 TOTP (SHA-1, 6 digits, 30 s steps, ±1 step),
+//! Two-factor codes, for every service that asks one (accounts' users,
+//! the console's operators): RFC 6238 TOTP (SHA-1, 6 digits, 30 s steps, ±1 step),
 //! each code accepted once; QR codes of the otpauth URL; backup codes.
 
 use base64::Engine;
 use rand::{Rng, RngCore};
 use totp_rs::{Algorithm, Builder, Totp};
 
-use keel_platform::failure::Cause;
+use crate::failure::Cause;
 
 const STEP: u64 = 30;
 
@@ -31,6 +32,11 @@ fn totp(secret: &[u8], issuer: &str, account: &str) -> Result<Totp, Cause> {
 /// The secret as base32 (what authenticator apps take).
 pub fn base32(secret: &[u8]) -> String {
     base32::encode(base32::Alphabet::Rfc4648 { padding: false }, secret)
+}
+
+/// A secret from its base32 text (`None` if it is not base32).
+pub fn from_base32(text: &str) -> Option<Vec<u8>> {
+    base32::decode(base32::Alphabet::Rfc4648 { padding: false }, text)
 }
 
 pub fn otpauth_url(secret: &[u8], issuer: &str, account: &str) -> Result<String, Cause> {
@@ -62,8 +68,7 @@ pub fn matching_step(
     for step in [current.saturating_sub(1), current, current + 1] {
         let expected = t.generate(step * STEP).to_string();
         let step = i64::try_from(step).unwrap_or(i64::MAX);
-        if keel_platform::crypto::constant_time_eq(expected.as_bytes(), code.as_bytes())
-            && step > last_step
+        if crate::crypto::constant_time_eq(expected.as_bytes(), code.as_bytes()) && step > last_step
         {
             found = Some(step);
         }

@@ -1,0 +1,5 @@
+//! What the console does, apart from HTTP.
+
+pub mod operators;
+pub mod sessions;
+pub mod sign_in;

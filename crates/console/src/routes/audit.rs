@@ -1,0 +1,115 @@
+//! The one audit log: every service's administrative actions and every
+//! operator's, newest first, filterable; every operator may read it.
+
+use axum::Json;
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use keel_platform::audit::{self, Filter};
+use keel_platform::console::input::Params;
+use keel_platform::console::{Error, ErrorBody, Operator, invalid};
+use keel_platform::http::NoStore;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::state::AppState;
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AuditQuery {
+    /// Only this actor's entries (`operator:ada`, `cli`).
+    #[param(max_length = 200)]
+    pub actor: Option<String>,
+    /// Only this action (`accounts_user_banned`).
+    #[param(max_length = 100)]
+    pub action: Option<String>,
+    /// Only entries on this subject (a user id, an operator's name).
+    #[param(max_length = 200)]
+    pub subject: Option<String>,
+    /// The page, from 1.
+    #[param(minimum = 1, maximum = 100000)]
+    pub page: Option<u64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    pub service: String,
+    pub actor: String,
+    pub action: String,
+    pub subject: Option<String>,
+    /// The state before and after, and anything else kept (JSON).
+    pub before: Option<serde_json::Value>,
+    pub after: Option<serde_json::Value>,
+    pub detail: Option<serde_json::Value>,
+    pub address: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    pub total: u64,
+    pub page: u64,
+    pub per_page: u64,
+}
+
+const PER_PAGE: u64 = 50;
+
+fn text(name: &str, v: Option<String>, max: usize) -> Result<Option<String>, Error> {
+    match v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()) {
+        Some(v) if v.chars().count() > max => {
+            Err(invalid(format!("{name} is at most {max} characters.")))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Audit entries, newest first, 50 a page.
+#[utoipa::path(get, path = "/console/v1/audit", tag = "audit",
+    security(("console_session" = [])),
+    params(AuditQuery),
+    responses(
+        (status = 200, body = AuditPage),
+        (status = 400, description = "invalid_input: a parameter is unknown, of the wrong type or too long", body = ErrorBody),
+        (status = 401, description = "not_signed_in", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(state): State<AppState>,
+    _op: Operator,
+    Params(q): Params<AuditQuery>,
+) -> Result<NoStore<Json<AuditPage>>, Error> {
+    let page = q.page.unwrap_or(1);
+    if !(1..=100_000).contains(&page) {
+        return Err(invalid("page is a whole number from 1 to 100000."));
+    }
+    let filter = Filter {
+        service: None,
+        actor: text("actor", q.actor, 200)?,
+        action: text("action", q.action, 100)?,
+        subject: text("subject", q.subject, 200)?,
+    };
+    let (rows, total) = audit::page(&state.platform.db, &filter, page, PER_PAGE).await?;
+    let json = |t: Option<String>| t.and_then(|t| serde_json::from_str(&t).ok());
+    let entries = rows
+        .into_iter()
+        .map(|r| AuditEntry {
+            id: r.id,
+            at: r.at,
+            service: r.service,
+            actor: r.actor,
+            action: r.action,
+            subject: r.subject,
+            before: json(r.before),
+            after: json(r.after),
+            detail: json(r.detail),
+            address: r.address,
+        })
+        .collect();
+    Ok(NoStore(Json(AuditPage {
+        entries,
+        total,
+        page,
+        per_page: PER_PAGE,
+    })))
+}

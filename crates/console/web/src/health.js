@@ -1,0 +1,35 @@
+// Health (every operator): readiness and each dependency as keel checks
+// them now, the version, the database and its replica, the migrations.
+// Refreshed every 5 s while open.
+
+import { call, problem } from "./api.js";
+import { h, show, table, when, repeat } from "./ui.js";
+
+export async function health() {
+  const r = await call("GET", "/health");
+  if (r.status !== 200) return show("Health", h("p", { class: "alert", role: "alert", text: problem(r) }));
+  const d = r.data;
+  const checks = Object.entries(d.readiness.checks || {}).map(([k, v]) =>
+    h("tr", {}, h("th", { scope: "row", text: k }), h("td", { class: v === "ok" ? "ok" : "bad", text: v })),
+  );
+  const facts = [
+    ["Status", d.readiness.status],
+    ["Version", d.version],
+    ["Services", d.services.join(", ")],
+    ["Database", d.database + (d.database_bytes != null ? ` (${(d.database_bytes / 1048576).toFixed(1)} MiB)` : "")],
+    ["Replica", d.replica ? `last sync ${when(d.replica.last_sync)}${d.replica.behind ? " (behind)" : ""}` : "not replicated"],
+  ];
+  show(
+    "Health",
+    h("dl", {}, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
+    h("h2", { text: "Dependencies" }),
+    table("Dependencies", ["Dependency", "Answer"], checks),
+    h("h2", { text: "Migrations" }),
+    table(
+      "Migrations",
+      ["Part", "Version", "Applied"],
+      d.migrations.map((m) => h("tr", {}, h("td", { text: m.component }), h("td", { text: m.version }), h("td", { text: when(m.applied_at) }))),
+    ),
+  );
+  repeat(() => location.hash.replace(/^#\/?/, "").startsWith("health") || location.hash === "" ? health() : null, 5000);
+}

@@ -1,0 +1,71 @@
+// Drawing: elements made from data (text from the API is only ever set
+// as text, never as HTML), the view and its refresh timer, alerts.
+
+const view = document.getElementById("view");
+let timer = null;
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/// Replaces the view (its refresh timer stops).
+export function show(title, ...content) {
+  clearInterval(timer);
+  timer = null;
+  document.title = title + " · keel console";
+  view.replaceChildren(h("h1", { text: title }), ...content.filter((c) => c !== null && c !== undefined));
+  view.focus();
+}
+
+/// Runs `f` every `ms` until the view changes.
+export function repeat(f, ms) {
+  clearInterval(timer);
+  timer = setInterval(f, ms);
+}
+
+export function alertBox() {
+  return h("p", { role: "alert", class: "alert", hidden: true });
+}
+
+export function say(box, text, kind = "alert") {
+  box.textContent = text || "";
+  box.className = kind;
+  box.hidden = !text;
+}
+
+/// A table that scrolls sideways on a narrow screen.
+export function table(caption, head, rows) {
+  return h(
+    "div",
+    { class: "scroll", tabindex: "0", role: "region", "aria-label": caption },
+    h(
+      "table",
+      {},
+      h("caption", { class: "sr-only", text: caption }),
+      h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, rows),
+    ),
+  );
+}
+
+export function when(iso) {
+  return iso ? new Date(iso).toLocaleString() : "—";
+}
+
+/// A form field with its label.
+export function field(label, input) {
+  const id = "f-" + Math.random().toString(36).slice(2);
+  input.id = id;
+  return h("p", { class: "field" }, h("label", { for: id, text: label }), input);
+}
