@@ -12,7 +12,6 @@ use keel_platform::audit::Entry;
 use keel_platform::console::input::{Body, Params};
 use keel_platform::console::{Area, Error, ErrorBody, Operator, Role, invalid};
 use keel_platform::http::NoStore;
-use keel_platform::sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
 use serde::{Deserialize, Serialize};
@@ -20,7 +19,7 @@ use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::domain::{moderation, passkeys, sessions, two_factor, users};
-use crate::entity::{user, weekly_goal, yearly_goal};
+use crate::entity::user;
 use crate::id::UserId;
 use crate::state::AppState;
 
@@ -169,14 +168,7 @@ async fn show(
     let conn = state.db().read();
     let passkeys = passkeys::list(conn, &u.id).await?;
     let live = sessions::live(conn, &u.id).await?;
-    let weekly = weekly_goal::Entity::find()
-        .filter(weekly_goal::Column::UserId.eq(u.id.as_str()))
-        .count(conn)
-        .await?;
-    let yearly = yearly_goal::Entity::find()
-        .filter(yearly_goal::Column::UserId.eq(u.id.as_str()))
-        .count(conn)
-        .await?;
+    let (weekly, yearly) = moderation::goal_counts(conn, &u.id).await?;
     Ok(NoStore(Json(UserPage {
         user: row(&u),
         slug: u.slug.clone(),

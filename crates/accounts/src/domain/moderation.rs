@@ -112,6 +112,21 @@ pub async fn end_sessions<C: ConnectionTrait>(
     Ok(n)
 }
 
+/// How many weekly and yearly goals the user has.
+pub async fn goal_counts<C: ConnectionTrait>(conn: &C, user_id: &str) -> Result<(u64, u64), DbErr> {
+    use crate::entity::{weekly_goal, yearly_goal};
+    use keel_platform::sea_orm::PaginatorTrait;
+    let weekly = weekly_goal::Entity::find()
+        .filter(weekly_goal::Column::UserId.eq(user_id))
+        .count(conn)
+        .await?;
+    let yearly = yearly_goal::Entity::find()
+        .filter(yearly_goal::Column::UserId.eq(user_id))
+        .count(conn)
+        .await?;
+    Ok((weekly, yearly))
+}
+
 /// The ban as the audit log records it.
 pub fn ban_state(u: &user::Model) -> serde_json::Value {
     serde_json::json!({ "banned": u.banned_now(), "until": u.banned_until })

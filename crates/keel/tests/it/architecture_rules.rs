@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-const SERVICES: [&str; 4] = ["accounts", "usage-alerts", "svc", "channel"];
+const SERVICES: [&str; 5] = ["accounts", "usage-alerts", "svc", "channel", "console"];
 
 fn root() -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).to_path_buf()

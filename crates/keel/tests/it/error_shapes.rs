@@ -53,6 +53,11 @@ fn in_shape(
                 && e["data"]["code"].is_string()
                 && e["data"]["httpStatus"] == status
         }
+        keel_console::NAME => {
+            o.get("code").and_then(Value::as_str).is_some_and(|c| {
+                !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+            }) && o.get("message").is_some_and(string)
+        }
         other => return Err(format!("no shape known for {other}")),
     };
     ok.then_some(()).ok_or_else(|| "wrong shape".to_owned())

@@ -174,6 +174,9 @@ impl Attempts {
                 "code": "GUESS", "email": "owner@example.com",
                 "password": "a long owner password", "title": "Mine"
             })),
+            ("console", "/console/v1/session") => req.json(&json!({
+                "name": "someone", "password": "not the password", "code": "123456"
+            })),
             other => panic!("no attempt is written for the door route {other:?}: add one here"),
         }
     }
@@ -197,6 +200,7 @@ fn throttled_in_shape(service: &str, body: &Value) -> bool {
             body["error"]["data"]["code"] == "TOO_MANY_REQUESTS"
                 && body["error"]["data"]["httpStatus"] == 429
         }
+        "console" => body["code"] == "throttled" && body["retry_after"].is_u64(),
         other => panic!("no error shape known for {other}"),
     }
 }
