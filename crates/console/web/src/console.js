@@ -17,12 +17,13 @@ function signIn(message) {
   keepCsrf(null);
   nav.hidden = true;
   const box = alertBox();
-  const name = h("input", { name: "name", autocomplete: "username", required: true });
-  const password = h("input", { name: "password", type: "password", autocomplete: "current-password", required: true });
-  const code = h("input", { name: "code", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6", required: true });
+  const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true });
+  const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
+  const code = h("input", { id: "code", name: "code", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6", required: true });
   const form = h(
     "form",
     {
+      id: "sign-in",
       onsubmit: async (e) => {
         e.preventDefault();
         const r = await call("POST", "/session", { name: name.value, password: password.value, code: code.value.trim() });

@@ -5,10 +5,16 @@
 import { call, problem } from "./api.js";
 import { h, show, table, when, repeat } from "./ui.js";
 
-export async function health() {
+let shown = "";
+
+export async function health(again = false) {
   const r = await call("GET", "/health");
   if (r.status !== 200) return show("Health", h("p", { class: "alert", role: "alert", text: problem(r) }));
   const d = r.data;
+  // A refresh that would draw the same page leaves it (and the focus) be.
+  const seen = JSON.stringify({ ...d, database_bytes: 0 });
+  if (again && seen === shown) return;
+  shown = seen;
   const checks = Object.entries(d.readiness.checks || {}).map(([k, v]) =>
     h("tr", {}, h("th", { scope: "row", text: k }), h("td", { class: v === "ok" ? "ok" : "bad", text: v })),
   );
@@ -31,5 +37,5 @@ export async function health() {
       d.migrations.map((m) => h("tr", {}, h("td", { text: m.component }), h("td", { text: m.version }), h("td", { text: when(m.applied_at) }))),
     ),
   );
-  repeat(() => location.hash.replace(/^#\/?/, "").startsWith("health") || location.hash === "" ? health() : null, 5000);
+  repeat(() => (/^(#\/?health)?$/.test(location.hash) ? health(true) : null), 5000);
 }

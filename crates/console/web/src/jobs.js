@@ -5,10 +5,16 @@
 import { call, problem } from "./api.js";
 import { h, show, alertBox, say, table, when, repeat } from "./ui.js";
 
-export async function jobs() {
+let shown = "";
+
+export async function jobs(again = false) {
   const box = alertBox();
   const r = await call("GET", "/jobs");
   if (r.status !== 200) return show("Jobs", h("p", { class: "alert", role: "alert", text: problem(r) }));
+  // A refresh that would draw the same page leaves it (and the focus) be.
+  const seen = JSON.stringify(r.data);
+  if (again && seen === shown) return;
+  shown = seen;
   const act = async (path, sure) => {
     if (sure && !window.confirm(sure)) return;
     const res = await call("POST", path, {});
@@ -49,7 +55,7 @@ export async function jobs() {
       h(
         "td",
         {},
-        h("button", { type: "button", onclick: () => act(`/jobs/${j.id}/retry`), text: "Retry" }),
+        h("button", { type: "button", "data-job": j.id, onclick: () => act(`/jobs/${j.id}/retry`), text: "Retry" }),
         h("button", { type: "button", class: "danger", onclick: () => act(`/jobs/${j.id}/discard`, `Discard job ${j.id}?`), text: "Discard" }),
       ),
     ),
@@ -65,6 +71,5 @@ export async function jobs() {
 }
 
 async function refresh() {
-  if (document.activeElement && document.activeElement.tagName === "BUTTON") return;
-  if (location.hash.startsWith("#/jobs")) await jobs();
+  if (location.hash.startsWith("#/jobs")) await jobs(true);
 }

@@ -12,7 +12,7 @@ export function h(tag, attrs, ...children) {
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -46,6 +46,8 @@ export function say(box, text, kind = "alert") {
 
 /// A table that scrolls sideways on a narrow screen.
 export function table(caption, head, rows) {
+  // Each cell names its column: at phone width a row is a card of them.
+  for (const row of rows) [...row.children].forEach((cell, i) => head[i] && cell.setAttribute("data-label", head[i]));
   return h(
     "div",
     { class: "scroll", tabindex: "0", role: "region", "aria-label": caption },
@@ -65,7 +67,6 @@ export function when(iso) {
 
 /// A form field with its label.
 export function field(label, input) {
-  const id = "f-" + Math.random().toString(36).slice(2);
-  input.id = id;
-  return h("p", { class: "field" }, h("label", { for: id, text: label }), input);
+  if (!input.id) input.id = "f-" + Math.random().toString(36).slice(2);
+  return h("p", { class: "field" }, h("label", { for: input.id, text: label }), input);
 }

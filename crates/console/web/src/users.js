@@ -7,7 +7,7 @@ import { h, show, alertBox, say, table, when, field } from "./ui.js";
 
 export async function users(params) {
   const q = params.get("q") || "";
-  const input = h("input", { type: "search", name: "q", value: q, autocomplete: "off", required: true });
+  const input = h("input", { id: "q", type: "search", name: "q", value: q, autocomplete: "off", required: true });
   const form = h(
     "form",
     {
@@ -48,11 +48,12 @@ function state(u) {
 }
 
 /// A form for one action: a reason (and more fields), a button.
-function action(label, extra, send) {
-  const reason = h("input", { name: "reason", required: true, maxlength: "500" });
+function action(id, label, extra, send) {
+  const reason = h("input", { id: id + "-reason", name: "reason", required: true, maxlength: "500" });
   return h(
     "form",
     {
+      id,
       class: "action",
       onsubmit: async (e) => {
         e.preventDefault();
@@ -77,15 +78,15 @@ export async function user(id) {
     const note = document.querySelector("#view .note");
     if (note) note.textContent = done;
   };
-  const until = h("input", { name: "until", type: "datetime-local" });
+  const until = h("input", { id: "ban-until", name: "until", type: "datetime-local" });
   const actions = [
     u.banned
-      ? action("Lift the ban", [], (reason) => act("unban", { reason }, "Ban lifted."))
-      : action("Ban", [field("Until (empty: until lifted)", until)], (reason) =>
+      ? action("unban", "Lift the ban", [], (reason) => act("unban", { reason }, "Ban lifted."))
+      : action("ban", "Ban", [field("Until (empty: until lifted)", until)], (reason) =>
           act("ban", { reason, until: until.value ? new Date(until.value).toISOString() : undefined }, "Banned."),
         ),
-    action("End every session", [], (reason) => act("sessions/end", { reason }, "Sessions ended.")),
-    u.two_factor ? action("Remove the second factor", [], (reason) => act("two-factor/remove", { reason }, "Second factor removed.")) : null,
+    action("end-sessions", "End every session", [], (reason) => act("sessions/end", { reason }, "Sessions ended.")),
+    u.two_factor ? action("remove-2fa", "Remove the second factor", [], (reason) => act("two-factor/remove", { reason }, "Second factor removed.")) : null,
   ];
   const facts = [
     ["Id", u.id],

@@ -6,6 +6,7 @@ mod harness;
 
 mod api_docs;
 mod channel_page;
+mod console;
 mod dashboard;
 mod passkeys;
 mod screenshots;
