@@ -203,15 +203,16 @@ async fn show(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reason {
-    /// Why (for the audit log): 1 to 500 characters.
-    #[schema(min_length = 1, max_length = 500)]
+    /// Why (for the audit log): 1 to 500 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
     pub reason: String,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BanBody {
-    #[schema(min_length = 1, max_length = 500)]
+    /// Why (for the audit log): 1 to 500 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
     pub reason: String,
     /// When the ban ends by itself (in the future); absent: until lifted.
     pub until: Option<DateTime<Utc>>,

@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
-pub struct Health {
+pub struct HealthPage {
     /// What `/readyz` answers now: `status` (`ok`, `degraded`,
     /// `unavailable`, `draining`) and `checks` per dependency (`ok` or
     /// what went wrong).
@@ -52,13 +52,13 @@ pub struct Migrated {
 #[utoipa::path(get, path = "/console/v1/health", tag = "health",
     security(("console_session" = [])),
     responses(
-        (status = 200, body = Health),
+        (status = 200, body = HealthPage),
         (status = 401, description = "not_signed_in", body = ErrorBody),
     ))]
 pub async fn health(
     State(state): State<AppState>,
     _op: Operator,
-) -> Result<NoStore<Json<Health>>, Error> {
+) -> Result<NoStore<Json<HealthPage>>, Error> {
     let (_, keel_platform::http::Json(ready)) = readyz(State(state.readiness.clone())).await;
     let readiness = serde_json::to_value(&ready).map_err(Error::internal)?;
     let platform = &state.platform;
@@ -87,7 +87,7 @@ pub async fn health(
             applied_at,
         })
         .collect();
-    Ok(NoStore(Json(Health {
+    Ok(NoStore(Json(HealthPage {
         readiness,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         database,

@@ -133,6 +133,13 @@ async fn act(state: &AppState, op: &Operator, which: Which<'_>, retry: bool) -> 
     Ok(n)
 }
 
+/// A job id from the path (axum's own refusal would not be in the
+/// console's shape).
+fn job_id(raw: &str) -> Result<i64, Error> {
+    raw.parse()
+        .map_err(|_| invalid(format!("{raw:?} is not a job id (a whole number).")))
+}
+
 fn one(n: u64) -> Result<Json<Changed>, Error> {
     if n == 0 {
         return Err(not_found("failed job"));
@@ -147,14 +154,15 @@ fn one(n: u64) -> Result<Json<Changed>, Error> {
     responses(
         (status = 200, body = Changed),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 400, description = "invalid_input: the id is not a whole number", body = ErrorBody),
         (status = 404, description = "not_found: no failed job has this id", body = ErrorBody),
     ))]
 pub async fn retry(
     State(state): State<AppState>,
     op: Operator,
-    Path(id): Path<i64>,
+    Path(id): Path<String>,
 ) -> Result<Json<Changed>, Error> {
-    one(act(&state, &op, Which::One(id), true).await?)
+    one(act(&state, &op, Which::One(job_id(&id)?), true).await?)
 }
 
 /// Discard a failed job for good.
@@ -164,14 +172,15 @@ pub async fn retry(
     responses(
         (status = 200, body = Changed),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 400, description = "invalid_input: the id is not a whole number", body = ErrorBody),
         (status = 404, description = "not_found: no failed job has this id", body = ErrorBody),
     ))]
 pub async fn discard(
     State(state): State<AppState>,
     op: Operator,
-    Path(id): Path<i64>,
+    Path(id): Path<String>,
 ) -> Result<Json<Changed>, Error> {
-    one(act(&state, &op, Which::One(id), false).await?)
+    one(act(&state, &op, Which::One(job_id(&id)?), false).await?)
 }
 
 /// Run every failed job of a kind again.

@@ -58,7 +58,10 @@ impl Keel {
             ("KEEL_DATA_DIR", dir.path().display().to_string()),
             ("DATABASE_URL", db.url.clone()),
             ("REDIS_URL", format!("redis://{}", redis.addr)),
-            ("KEEL_REDIS_PREFIX", format!("keel-test:{}:", uuid::Uuid::new_v4().simple())),
+            (
+                "KEEL_REDIS_PREFIX",
+                format!("keel-test:{}:", uuid::Uuid::new_v4().simple()),
+            ),
             ("KEEL_ACCOUNTS_ADDR", "127.0.0.1:0".to_owned()),
             ("KEEL_CONSOLE_ADDR", "127.0.0.1:0".to_owned()),
             ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
@@ -67,7 +70,13 @@ impl Keel {
             ("KEEL_JOB_POLL_MS", "50".to_owned()),
             ("KEEL_JOB_RETRY_BASE_MS", "10".to_owned()),
         ]);
-        let p = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "accounts", "console"])).await;
+        let p = KeelProcess::serve(command(
+            KEEL,
+            dir.path(),
+            &env,
+            &["serve", "accounts", "console"],
+        ))
+        .await;
         Self {
             p,
             smtp,
@@ -93,7 +102,11 @@ impl Keel {
             args.extend(["--role", r]);
         }
         let mut p = KeelProcess::spawn(command(KEEL, self.dir.path(), &self.env, &args));
-        assert!(p.wait(Duration::from_secs(60)).await.success(), "{}", p.stderr());
+        assert!(
+            p.wait(Duration::from_secs(60)).await.success(),
+            "{}",
+            p.stderr()
+        );
         let out = p.stdout();
         let line = |prefix: &str| {
             out.lines()
@@ -117,15 +130,17 @@ async fn crowd(k: &Keel) {
         ("KEEL_DATA_DIR", k.dir.path().display().to_string()),
         ("DATABASE_URL", k._db.url.clone()),
     ]);
-    let platform = keel_platform::Platform::connect(keel_platform::config::PlatformConfig::from_source(&src).unwrap())
-        .await
-        .unwrap();
+    let platform = keel_platform::Platform::connect(
+        keel_platform::config::PlatformConfig::from_source(&src).unwrap(),
+    )
+    .await
+    .unwrap();
     let now = chrono::Utc::now();
     for chunk in (0..10_000).collect::<Vec<u32>>().chunks(500) {
         let rows = chunk.iter().map(|i| {
             let name = format!("member{i:05}");
             user::ActiveModel {
-                id: Set(format!("{:024x}", 0xc0ffee_0000_u64 + u64::from(*i))),
+                id: Set(format!("{:024x}", 0x00c0_ffee_0000_u64 + u64::from(*i))),
                 username: Set(name.clone()),
                 username_key: Set(name.clone()),
                 email: Set(format!("{name}@example.org")),
@@ -163,7 +178,11 @@ async fn zoe(k: &Keel) -> String {
     let http = reqwest::Client::new();
     let r: Value = http
         .post(k.accounts("/auth/register"))
-        .form(&[("username", "zoe"), ("email", "zoe.quinn@example.net"), ("password", PASSWORD)])
+        .form(&[
+            ("username", "zoe"),
+            ("email", "zoe.quinn@example.net"),
+            ("password", PASSWORD),
+        ])
         .send()
         .await
         .unwrap()
@@ -201,7 +220,10 @@ async fn account_status(k: &Keel, token: &str) -> (u16, Value) {
         .await
         .unwrap();
     let status = r.status().as_u16();
-    (status, r.json::<Value>().await.unwrap_or(Value::Null)["code"].clone())
+    (
+        status,
+        r.json::<Value>().await.unwrap_or(Value::Null)["code"].clone(),
+    )
 }
 
 async fn sign_in(b: &Browser, k: &Keel, op: &Op) {
@@ -225,7 +247,8 @@ async fn reason(b: &Browser, form: &str, why: &str) {
 }
 
 #[tokio::test]
-async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_job_and_sees_health() {
+async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_job_and_sees_health()
+{
     let k = Keel::start().await;
     // The mail server refuses every attempt of zoe's verification mail.
     k.smtp.fail_next(10);
@@ -253,10 +276,16 @@ async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_j
 
     // Banned until tomorrow: her next request is refused.
     let tomorrow = (chrono::Local::now() + chrono::Duration::days(1)).format("%Y-%m-%dT%H:%M");
-    b.js(&format!("document.getElementById('ban-until').value = '{tomorrow}'; return true")).await;
+    b.js(&format!(
+        "document.getElementById('ban-until').value = '{tomorrow}'; return true"
+    ))
+    .await;
     reason(&b, "ban", "abuse reported in ticket 4411").await;
     b.wait_text(".note", "Banned.").await;
-    assert_eq!(account_status(&k, &token).await, (403, Value::from("ACCOUNT_BANNED")));
+    assert_eq!(
+        account_status(&k, &token).await,
+        (403, Value::from("ACCOUNT_BANNED"))
+    );
     reason(&b, "unban", "appeal accepted").await;
     b.wait_text(".note", "Ban lifted.").await;
     assert_eq!(account_status(&k, &token).await.0, 200);
@@ -282,7 +311,11 @@ async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_j
     b.click("button[data-job]").await;
     b.wait_text("main", "No failed job.").await;
     let sent = keel_testkit::eventually(Duration::from_secs(30), || {
-        k.smtp.messages().iter().any(|m| m.data.contains("zoe.quinn@example.net")).then_some(())
+        k.smtp
+            .messages()
+            .iter()
+            .any(|m| m.data.contains("zoe.quinn@example.net"))
+            .then_some(())
     })
     .await;
     assert!(sent.is_some(), "the retried mail went out");
@@ -337,13 +370,21 @@ async fn at_phone_width_every_console_page_fits_and_axe_finds_nothing_serious() 
         b.wait_text("h1", title).await;
         assert_eq!(b.js(fits).await, true, "{page} is wider than the phone");
         clean(&b, page).await;
-        b.screenshot(&format!("console-phone-{}", title.to_lowercase().replace(' ', "-"))).await;
+        b.screenshot(&format!(
+            "console-phone-{}",
+            title.to_lowercase().replace(' ', "-")
+        ))
+        .await;
     }
     b.goto(&format!("{}#/users?q=zoe", k.console())).await;
     b.wait_text("[role=status]", "1 found").await;
     b.click("td a").await;
     b.wait_text("h1", "zoe").await;
-    assert_eq!(b.js(fits).await, true, "the user's page is wider than the phone");
+    assert_eq!(
+        b.js(fits).await,
+        true,
+        "the user's page is wider than the phone"
+    );
     clean(&b, "user").await;
     b.screenshot("console-phone-user").await;
     b.close().await;

@@ -335,3 +335,26 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
     }
     assert_eq!(health["services"], json!(["accounts", "console"]));
 }
+
+#[tokio::test]
+async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
+    let app = app().await;
+    let ops = operator(&app, "ops", &[Role::Users, Role::Jobs]).await;
+    let console = sign_in(&app, &ops).await;
+    failed_job(&app).await;
+    let cookie = console
+        .cookie
+        .trim_start_matches("keel_console=")
+        .to_owned();
+    keel_testkit::Schemathesis::new(
+        app.root("console", "/openapi.json"),
+        app.root("console", ""),
+    )
+    .api_key("console_session", cookie)
+    .api_key("console_csrf", console.csrf.clone())
+    // Signing out would end the run's session.
+    .arg("--exclude-operation-id")
+    .arg("sign_out")
+    .passes()
+    .await;
+}
