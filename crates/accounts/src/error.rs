@@ -382,3 +382,13 @@ impl From<TwoFactorError> for keel_platform::console::Error {
         }
     }
 }
+
+impl From<PasskeyError> for keel_platform::console::Error {
+    fn from(e: PasskeyError) -> Self {
+        match e {
+            PasskeyError::NotFound => keel_platform::console::not_found("passkey"),
+            PasskeyError::Db(db) => Self::from(db),
+            other => Self::internal(other.to_string()),
+        }
+    }
+}

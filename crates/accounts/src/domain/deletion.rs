@@ -38,6 +38,15 @@ pub async fn delete_account(
     Ok(())
 }
 
+/// Deletes the user at an operator's word (who checked who asks): the
+/// same erasure as the user's own deletion, without their proof.
+pub async fn delete_by_operator(k: Keys<'_>, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
+    erase(k.db, app_name, u).await?;
+    k.sessions.user_changed(&u.id).await;
+    tracing::info!(user = %u.id, "account deleted by an operator");
+    Ok(())
+}
+
 /// Every address a queued mail to this user could be going to.
 async fn addresses<C: ConnectionTrait>(conn: &C, u: &user::Model) -> Result<Vec<String>, DbErr> {
     let mut all = vec![u.email.clone()];

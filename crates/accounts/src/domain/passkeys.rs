@@ -252,6 +252,12 @@ pub async fn delete(
     proof: Proof<'_>,
 ) -> Result<(), PasskeyError> {
     proof::check(k, u, proof).await?;
+    remove(k, u, id).await
+}
+
+/// Removes one of the user's passkeys (an operator's removal of a lost
+/// one, after checking who asks).
+pub async fn remove(k: Keys<'_>, u: &user::Model, id: &PasskeyId) -> Result<(), PasskeyError> {
     let gone = Entity::delete_many()
         .filter(Column::Id.eq(id.as_str()))
         .filter(Column::UserId.eq(u.id.as_str()))

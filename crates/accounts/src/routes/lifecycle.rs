@@ -109,9 +109,16 @@ pub async fn export_account(
         return Err(error::too_many_exports(hit.retry_after.as_secs().max(1)));
     }
     let data = export::gather(state.db(), &me.user).await?;
-    let body = AccountExport {
+    let body = export_of(&me.user, data);
+    let disposition = format!("attachment; filename=\"account-{}.json\"", me.user.username);
+    Ok(NoStore(([(CONTENT_DISPOSITION, disposition)], Json(body))))
+}
+
+/// The user's export, as they and an operator get it.
+pub(crate) fn export_of(u: &crate::entity::user::Model, data: export::Export) -> AccountExport {
+    AccountExport {
         exported_at: Utc::now(),
-        user: me.user.as_ref().into(),
+        user: u.into(),
         sessions: data.sessions.iter().map(Into::into).collect(),
         weekly_goals: data.weekly.iter().map(Into::into).collect(),
         yearly_goals: data.yearly.iter().map(Into::into).collect(),
@@ -120,9 +127,7 @@ pub async fn export_account(
             email: c.new_email,
             expires_at: c.expires_at,
         }),
-    };
-    let disposition = format!("attachment; filename=\"account-{}.json\"", me.user.username);
-    Ok(NoStore(([(CONTENT_DISPOSITION, disposition)], Json(body))))
+    }
 }
 
 #[derive(Serialize, ToSchema)]

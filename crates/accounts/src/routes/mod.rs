@@ -5,6 +5,7 @@ mod auth;
 mod failures;
 mod goals;
 mod lifecycle;
+pub(crate) use lifecycle::{AccountExport, export_of};
 mod limits;
 mod passkeys;
 mod proof;

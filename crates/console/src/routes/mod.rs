@@ -5,6 +5,7 @@
 mod audit;
 mod health;
 mod jobs;
+mod operators;
 mod session;
 
 use axum::middleware;
@@ -41,6 +42,7 @@ const CSRF: KeyAuth = KeyAuth {
         (name = "jobs", description = "The job queue (the jobs role)"),
         (name = "audit", description = "What every operator and admin did"),
         (name = "users", description = "accounts' users (the users role)"),
+        (name = "operators", description = "The console's operators (the operators role)"),
     )
 )]
 struct ApiDoc;
@@ -56,6 +58,11 @@ pub fn router(state: AppState, areas: Vec<Area>) -> OpenApiRouter {
         .routes(routes!(jobs::discard))
         .routes(routes!(jobs::retry_kind))
         .routes(routes!(jobs::discard_kind))
+        .routes(routes!(operators::list, operators::add))
+        .routes(routes!(operators::set_roles))
+        .routes(routes!(operators::disable))
+        .routes(routes!(operators::enable))
+        .routes(routes!(operators::remove))
         .with_state(state.clone());
     for area in areas {
         signed_in = signed_in.merge(area.routes);

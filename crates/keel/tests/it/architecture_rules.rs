@@ -84,6 +84,7 @@ fn a_route_calls_its_domain_and_never_queries_an_entity() {
             let src = service_src(s);
             let mut f = rust_files(&src.join("routes"));
             f.extend(rust_files(&src.join("web")));
+            f.extend(rust_files(&src.join("console")));
             f.extend(["auth.rs", "console.rs"].map(|n| src.join(n)));
             f
         })

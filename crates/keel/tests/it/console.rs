@@ -339,7 +339,7 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
 #[tokio::test]
 async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
     let app = app().await;
-    let ops = operator(&app, "ops", &[Role::Users, Role::Jobs]).await;
+    let ops = operator(&app, "ops", &Role::ALL).await;
     let console = sign_in(&app, &ops).await;
     failed_job(&app).await;
     let cookie = console
@@ -357,4 +357,91 @@ async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
     .arg("sign_out")
     .passes()
     .await;
+}
+
+#[tokio::test]
+async fn an_operator_with_the_operators_role_adds_one_who_then_signs_in_and_manages_them() {
+    let app = app().await;
+    let root = operator(&app, "root", &[Role::Operators]).await;
+    let console = sign_in(&app, &root).await;
+    let (status, added) = console
+        .post(
+            "/console/v1/operators",
+            json!({ "name": "cy", "roles": ["jobs"] }),
+        )
+        .await;
+    assert_eq!(status, 201, "{added}");
+    let cy = crate::console_kit::Operator {
+        name: "cy".to_owned(),
+        secret: keel_platform::totp::from_base32(added["totp_secret"].as_str().unwrap()).unwrap(),
+    };
+    let password = added["password"].as_str().unwrap();
+    let resp = sign_in_raw(
+        &app,
+        &json!({ "name": "cy", "password": password, "code": cy.code(0) }),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+
+    let (status, _) = console
+        .post(
+            "/console/v1/operators",
+            json!({ "name": "cy", "roles": [] }),
+        )
+        .await;
+    assert_eq!(status, 409, "the name is taken");
+    let (status, body) = console
+        .post(
+            "/console/v1/operators",
+            json!({ "name": "dee", "roles": ["wizard"] }),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].clone()),
+        (400, json!("invalid_input")),
+        "{body}"
+    );
+    let (status, row) = console
+        .call(
+            Method::PUT,
+            "/console/v1/operators/cy/roles",
+            Some(json!({ "roles": ["users", "jobs"] })),
+        )
+        .await;
+    assert_eq!(
+        (status, row["roles"].clone()),
+        (200, json!(["users", "jobs"]))
+    );
+    let (status, row) = console
+        .post("/console/v1/operators/cy/disable", json!({}))
+        .await;
+    assert_eq!((status, row["disabled"].clone()), (200, json!(true)));
+    let (status, body) = console
+        .post("/console/v1/operators/root/disable", json!({}))
+        .await;
+    assert_eq!(
+        (status, body["code"].clone()),
+        (409, json!("conflict")),
+        "not oneself"
+    );
+    let (status, list) = console.get("/console/v1/operators").await;
+    assert_eq!(status, 200);
+    assert_eq!(list["operators"].as_array().unwrap().len(), 2);
+    let (status, _) = console
+        .call(Method::DELETE, "/console/v1/operators/cy", None)
+        .await;
+    assert_eq!(status, 204);
+    let roles = &console.audit("operator_roles_set").await[0];
+    assert_eq!(roles["before"]["roles"], json!(["jobs"]));
+    assert_eq!(roles["actor"], "operator:root");
+    assert!(
+        !console.audit("operator_added").await[0]
+            .to_string()
+            .contains(password)
+    );
+
+    let jo = operator(&app, "jo", &[Role::Jobs]).await;
+    let console = sign_in(&app, &jo).await;
+    let (status, _) = console.get("/console/v1/operators").await;
+    assert_eq!(status, 403);
 }

@@ -289,3 +289,56 @@ async fn an_operator_without_the_users_role_is_refused_there_and_an_unknown_user
         );
     }
 }
+
+#[tokio::test]
+async fn an_operator_exports_a_users_data_and_deletes_the_account_as_the_user_would() {
+    let app = app().await;
+    let ada = register(&app, "ada").await;
+    let op = operator(&app, "ops", &[Role::Users]).await;
+    let console = sign_in(&app, &op).await;
+    let (status, export) = console
+        .get(&format!("/console/v1/users/{}/export", ada.id))
+        .await;
+    assert_eq!(status, 200, "{export}");
+    assert_eq!(export["user"]["username"], "ada");
+    assert_eq!(export["sessions"].as_array().unwrap().len(), 1);
+    assert!(
+        !export.to_string().contains("passwordHash") && !export.to_string().contains("$argon2")
+    );
+    assert_eq!(
+        console.audit("accounts_user_exported").await[0]["subject"],
+        ada.id.as_str()
+    );
+
+    let path = format!(
+        "/console/v1/users/{}/passkeys/0123456789abcdef01234567/remove",
+        ada.id
+    );
+    let (status, body) = console.post(&path, json!({ "reason": "lost" })).await;
+    assert_eq!((status, body["code"].clone()), (404, json!("not_found")));
+
+    let delete = format!("/console/v1/users/{}/delete", ada.id);
+    let (status, _) = console.post(&delete, json!({ "reason": " " })).await;
+    assert_eq!(status, 400, "a reason is required");
+    let (status, _) = console
+        .post(
+            &delete,
+            json!({ "reason": "asked by mail, identity checked" }),
+        )
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(account(&app, &ada.token).await.0, 401);
+    let (status, _) = console.get(&format!("/console/v1/users/{}", ada.id)).await;
+    assert_eq!(status, 404);
+    let (_, found) = console.get("/console/v1/users?q=ada").await;
+    assert!(found["users"].as_array().unwrap().is_empty());
+    let deleted = &console.audit("accounts_user_deleted").await[0];
+    assert_eq!(
+        deleted["detail"]["reason"],
+        "asked by mail, identity checked"
+    );
+    assert!(
+        !deleted.to_string().contains("ada@example.com"),
+        "the entry names no erased address"
+    );
+}

@@ -13,7 +13,9 @@ use crate::db::Db;
 
 /// What an operator may do, by area. Health and the audit log are every
 /// operator's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Find users, ban them, end their sessions, remove a second factor.

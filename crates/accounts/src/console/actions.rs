@@ -1,204 +1,22 @@
-//! The console's users area (the `users` role): find a user by a prefix
-//! of the username, email or id; see them (profile, second factor,
-//! passkeys, live sessions, goals); ban (until a time, or until lifted)
-//! and unban, end their sessions, remove a lost second factor. Every
-//! action takes a reason, which goes to the audit log with the state
-//! before and after. No answer holds a hash, a secret or a token.
+//! What an operator does to a user: ban (until a time, or until lifted),
+//! unban, end every session, remove the second factor. Each takes a
+//! reason, kept in the audit log with the state before and after.
 
 use axum::Json;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use keel_platform::audit::Entry;
-use keel_platform::console::input::{Body, Params};
-use keel_platform::console::{Area, Error, ErrorBody, Operator, Role, invalid};
-use keel_platform::http::NoStore;
-use keel_platform::utoipa_axum::router::OpenApiRouter;
-use keel_platform::utoipa_axum::routes;
+use keel_platform::console::input::Body;
+use keel_platform::console::{Error, ErrorBody, Operator, Role, invalid};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
-use crate::domain::{moderation, passkeys, sessions, two_factor, users};
+use super::{UserRow, load, row};
+use crate::domain::{moderation, two_factor, users};
 use crate::entity::user;
 use crate::id::UserId;
 use crate::state::AppState;
-
-/// The area, with its routes given their state.
-pub fn area(state: AppState) -> Area {
-    let routes = OpenApiRouter::new()
-        .routes(routes!(search))
-        .routes(routes!(show))
-        .routes(routes!(ban))
-        .routes(routes!(unban))
-        .routes(routes!(end_sessions))
-        .routes(routes!(remove_two_factor))
-        .with_state(state);
-    Area {
-        name: "users",
-        title: "Users",
-        role: Role::Users,
-        routes,
-    }
-}
-
-#[derive(Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct SearchQuery {
-    /// The start of a username or email (without case) or of an id.
-    #[param(min_length = 1, max_length = 254)]
-    pub q: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct UserRow {
-    pub id: String,
-    pub username: String,
-    pub email: String,
-    pub email_verified: bool,
-    pub banned: bool,
-    pub banned_until: Option<DateTime<Utc>>,
-    pub two_factor: bool,
-    pub created_at: DateTime<Utc>,
-}
-
-fn row(u: &user::Model) -> UserRow {
-    UserRow {
-        id: u.id.clone(),
-        username: u.username.clone(),
-        email: u.email.clone(),
-        email_verified: u.email_verified,
-        banned: u.banned_now(),
-        banned_until: u.banned_until.filter(|_| u.banned_now()),
-        two_factor: u.two_factor,
-        created_at: u.created_at,
-    }
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Found {
-    /// At most 50, by username.
-    pub users: Vec<UserRow>,
-}
-
-/// Users whose username, email or id starts with `q`.
-#[utoipa::path(get, path = "/console/v1/users", tag = "users",
-    security(("console_session" = [])),
-    params(SearchQuery),
-    responses(
-        (status = 200, body = Found),
-        (status = 400, description = "invalid_input: q is missing, empty or longer than 254 characters", body = ErrorBody),
-        (status = 401, description = "not_signed_in", body = ErrorBody),
-        (status = 403, description = "forbidden: the operator lacks the users role", body = ErrorBody),
-    ))]
-async fn search(
-    State(state): State<AppState>,
-    op: Operator,
-    Params(q): Params<SearchQuery>,
-) -> Result<NoStore<Json<Found>>, Error> {
-    op.require(Role::Users)?;
-    let text = q.q.trim();
-    if text.is_empty() || text.chars().count() > 254 {
-        return Err(invalid(
-            "q is the start of a username, email or id: 1 to 254 characters.",
-        ));
-    }
-    let found = moderation::search(state.db().read(), text).await?;
-    Ok(NoStore(Json(Found {
-        users: found.iter().map(row).collect(),
-    })))
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct PasskeyRow {
-    pub id: String,
-    pub name: String,
-    pub created_at: DateTime<Utc>,
-    pub last_used_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SessionRow {
-    pub id: String,
-    /// The device, as its browser and system named themselves.
-    pub browser: String,
-    pub os: String,
-    pub platform: String,
-    /// Where it signed in from (city and country, when known).
-    pub location: String,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: DateTime<Utc>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct UserPage {
-    #[serde(flatten)]
-    pub user: UserRow,
-    pub slug: String,
-    pub role: String,
-    pub updated_at: DateTime<Utc>,
-    pub passkeys: Vec<PasskeyRow>,
-    /// Live sessions, newest first.
-    pub sessions: Vec<SessionRow>,
-    pub weekly_goals: u64,
-    pub yearly_goals: u64,
-}
-
-async fn load(state: &AppState, id: &str) -> Result<user::Model, Error> {
-    let id = UserId::parse(id).ok_or_else(|| keel_platform::console::not_found("user"))?;
-    Ok(users::find(state.db().read(), &id).await?)
-}
-
-/// A user's page.
-#[utoipa::path(get, path = "/console/v1/users/{id}", tag = "users",
-    security(("console_session" = [])),
-    params(("id" = String, Path, description = "The user's id")),
-    responses(
-        (status = 200, body = UserPage),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, description = "not_found: no user has this id", body = ErrorBody),
-    ))]
-async fn show(
-    State(state): State<AppState>,
-    op: Operator,
-    Path(id): Path<String>,
-) -> Result<NoStore<Json<UserPage>>, Error> {
-    op.require(Role::Users)?;
-    let u = load(&state, &id).await?;
-    let conn = state.db().read();
-    let passkeys = passkeys::list(conn, &u.id).await?;
-    let live = sessions::live(conn, &u.id).await?;
-    let (weekly, yearly) = moderation::goal_counts(conn, &u.id).await?;
-    Ok(NoStore(Json(UserPage {
-        user: row(&u),
-        slug: u.slug.clone(),
-        role: u.role.clone(),
-        updated_at: u.updated_at,
-        passkeys: passkeys
-            .into_iter()
-            .map(|p| PasskeyRow {
-                id: p.id,
-                name: p.name,
-                created_at: p.created_at,
-                last_used_at: p.last_used_at,
-            })
-            .collect(),
-        sessions: live
-            .into_iter()
-            .map(|s| SessionRow {
-                id: s.id,
-                browser: s.browser,
-                os: s.os,
-                platform: s.platform,
-                location: s.location,
-                created_at: s.created_at,
-                expires_at: s.expire_at,
-            })
-            .collect(),
-        weekly_goals: weekly,
-        yearly_goals: yearly,
-    })))
-}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -218,7 +36,7 @@ pub struct BanBody {
     pub until: Option<DateTime<Utc>>,
 }
 
-fn reason(text: &str) -> Result<String, Error> {
+pub(super) fn reason(text: &str) -> Result<String, Error> {
     let text = text.trim();
     if text.is_empty() || text.chars().count() > 500 {
         return Err(invalid(
@@ -234,7 +52,7 @@ async fn after(state: &AppState, u: &user::Model) -> Result<Json<UserRow>, Error
     Ok(Json(row(&now)))
 }
 
-async fn record(state: &AppState, op: &Operator, u: &user::Model, entry: Entry) {
+pub(super) async fn record(state: &AppState, op: &Operator, u: &user::Model, entry: Entry) {
     op.record(state.db(), entry.on(u.id.as_str())).await;
 }
 
@@ -251,7 +69,7 @@ async fn record(state: &AppState, op: &Operator, u: &user::Model, entry: Entry) 
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
-async fn ban(
+pub(super) async fn ban(
     State(state): State<AppState>,
     op: Operator,
     Path(id): Path<String>,
@@ -286,7 +104,7 @@ async fn ban(
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
-async fn unban(
+pub(super) async fn unban(
     State(state): State<AppState>,
     op: Operator,
     Path(id): Path<String>,
@@ -325,7 +143,7 @@ pub struct Ended {
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
     ))]
-async fn end_sessions(
+pub(super) async fn end_sessions(
     State(state): State<AppState>,
     op: Operator,
     Path(id): Path<String>,
@@ -354,7 +172,7 @@ async fn end_sessions(
         (status = 404, body = ErrorBody),
         (status = 409, description = "conflict: the user has no second factor", body = ErrorBody),
     ))]
-async fn remove_two_factor(
+pub(super) async fn remove_two_factor(
     State(state): State<AppState>,
     op: Operator,
     Path(id): Path<String>,
