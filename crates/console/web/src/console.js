@@ -8,6 +8,7 @@ import { users, user } from "./users.js";
 import { jobs } from "./jobs.js";
 import { health } from "./health.js";
 import { audit } from "./audit.js";
+import { operators } from "./operators.js";
 
 const nav = document.getElementById("nav");
 let me = null;
@@ -45,6 +46,7 @@ function drawNav() {
   const links = [];
   for (const a of me.areas) if (me.roles.includes(a.role)) links.push([a.name, a.title]);
   if (me.roles.includes("jobs")) links.push(["jobs", "Jobs"]);
+  if (me.roles.includes("operators")) links.push(["operators", "Operators"]);
   links.push(["health", "Health"], ["audit", "Audit log"]);
   nav.replaceChildren(
     ...links.map(([k, t]) => h("a", { href: "#/" + k, text: t })),
@@ -75,6 +77,8 @@ function route() {
       return jobs(params);
     case "audit":
       return audit(params);
+    case "operators":
+      return operators(me);
     default:
       return health();
   }

@@ -87,6 +87,13 @@ export async function user(id) {
         ),
     action("end-sessions", "End every session", [], (reason) => act("sessions/end", { reason }, "Sessions ended.")),
     u.two_factor ? action("remove-2fa", "Remove the second factor", [], (reason) => act("two-factor/remove", { reason }, "Second factor removed.")) : null,
+    ...u.passkeys.map((p, i) => action(`remove-passkey-${i}`, `Remove the passkey “${p.name}”`, [], (reason) => act(`passkeys/${p.id}/remove`, { reason }, "Passkey removed."))),
+    action("delete", "Delete the account", [h("p", { class: "alert", text: "Deleting erases the account and everything in it, as the user's own deletion does. It cannot be undone." })], async (reason) => {
+      if (!window.confirm(`Delete ${u.username}'s account for good?`)) return;
+      const res = await call("POST", `/users/${u.id}/delete`, { reason });
+      if (res.status !== 204) return say(box, problem(res));
+      show("Account deleted", h("p", { class: "note", role: "status", text: `${u.username}'s account was deleted.` }), h("a", { href: "#/users", text: "Back to users" }));
+    }),
   ];
   const facts = [
     ["Id", u.id],
@@ -112,6 +119,7 @@ export async function user(id) {
     u.passkeys.length
       ? h("ul", {}, u.passkeys.map((p) => h("li", { text: `${p.name} (last used ${when(p.last_used_at)})` })))
       : h("p", { text: "None." }),
+    h("p", {}, h("a", { href: `/console/v1/users/${encodeURIComponent(u.id)}/export`, download: `account-${u.username}.json`, text: "Export this user's data (JSON)" })),
     h("h2", { text: "Actions" }),
     ...actions.filter(Boolean),
   );

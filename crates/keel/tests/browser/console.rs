@@ -252,7 +252,7 @@ async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_j
     let k = Keel::start().await;
     // The mail server refuses every attempt of zoe's verification mail.
     k.smtp.fail_next(10);
-    let ada = k.operator("ada", &["users", "jobs"]).await;
+    let ada = k.operator("ada", &["users", "jobs", "operators"]).await;
     let bo = k.operator("bo", &["jobs"]).await;
     crowd(&k).await;
     let token = zoe(&k).await;
@@ -341,6 +341,16 @@ async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_j
     }
     clean(&b, "audit").await;
     b.screenshot("console-audit").await;
+
+    // A new operator, added from the console: the secret is shown once.
+    b.click("nav a[href='#/operators']").await;
+    b.wait_text("h1", "Operators").await;
+    b.fill("#new-operator", "cy").await;
+    b.click("#new-jobs").await;
+    b.click("#add-operator button[type=submit]").await;
+    b.wait_text("#made", "not shown again").await;
+    clean(&b, "operators").await;
+    b.screenshot("console-operators").await;
     b.click("nav button").await;
     b.wait_text("h1", "Sign in").await;
 
@@ -355,7 +365,7 @@ async fn an_operator_finds_bans_lifts_ends_sessions_removes_a_factor_retries_a_j
 #[tokio::test]
 async fn at_phone_width_every_console_page_fits_and_axe_finds_nothing_serious() {
     let k = Keel::start().await;
-    let ada = k.operator("ada", &["users", "jobs"]).await;
+    let ada = k.operator("ada", &["users", "jobs", "operators"]).await;
     zoe(&k).await;
     let b = Browser::on(Screen::Phone(390, 844)).await;
     sign_in(&b, &k, &ada).await;
@@ -365,6 +375,7 @@ async fn at_phone_width_every_console_page_fits_and_axe_finds_nothing_serious() 
         ("#/users?q=zoe", "Users"),
         ("#/jobs", "Jobs"),
         ("#/audit", "Audit log"),
+        ("#/operators", "Operators"),
     ] {
         b.goto(&format!("{}{page}", k.console())).await;
         b.wait_text("h1", title).await;
