@@ -18,6 +18,7 @@ pub mod config;
 pub mod console;
 pub mod copy;
 pub mod crypto;
+pub mod csv_out;
 pub mod db;
 pub mod dkim;
 pub mod failure;

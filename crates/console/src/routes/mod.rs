@@ -53,6 +53,7 @@ pub fn router(state: AppState, areas: Vec<Area>) -> OpenApiRouter {
         .routes(routes!(session::whoami, session::sign_out))
         .routes(routes!(health::health))
         .routes(routes!(audit::list))
+        .routes(routes!(audit::export))
         .routes(routes!(jobs::list))
         .routes(routes!(jobs::retry))
         .routes(routes!(jobs::discard))

@@ -43,9 +43,12 @@ export async function audit(params) {
     n.set("page", String(p));
     return "#/audit?" + n;
   };
+  const exported = new URLSearchParams(q);
+  exported.delete("page");
   show(
     "Audit log",
     form,
+    h("p", {}, h("a", { href: "/console/v1/audit/export?" + exported, download: "audit.csv", text: "Export these entries (CSV)" })),
     rows.length ? table("Audit entries", ["When", "Who", "What", "On", "Change"], rows) : h("p", { text: "No entry." }),
     h(
       "nav",

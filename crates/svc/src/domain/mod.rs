@@ -4,7 +4,6 @@
 pub mod admin;
 pub mod admins;
 pub mod appcheck;
-pub mod csv_out;
 pub mod forms;
 pub mod hooks;
 pub mod ids;

@@ -13,10 +13,11 @@ use super::download;
 use super::paging::{Paging, paged, query};
 use crate::auth::Admin;
 use crate::domain::ids::FormId;
-use crate::domain::{csv_out, site};
+use crate::domain::site;
 use crate::error::{self, Error};
 use crate::routes::failures::*;
 use crate::state::AppState;
+use keel_platform::csv_out;
 
 #[derive(Serialize, ToSchema)]
 pub struct SubmissionView {

@@ -6,8 +6,8 @@ use futures::StreamExt;
 use keel_platform::db::Db;
 use keel_platform::sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::domain::csv_out;
 use crate::entity::push_device;
+use keel_platform::csv_out;
 
 pub const COLUMNS: [&str; 11] = [
     "push_token",

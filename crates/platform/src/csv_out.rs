@@ -1,4 +1,5 @@
-//! CSV out: one record at a time, spreadsheet formula injection
+//! CSV out, for every export (svc's devices and submissions, the console's
+//! audit log): one record at a time, spreadsheet formula injection
 //! neutralised.
 
 use bytes::Bytes;
