@@ -400,3 +400,40 @@ async fn at_phone_width_every_console_page_fits_and_axe_finds_nothing_serious() 
     b.screenshot("console-phone-user").await;
     b.close().await;
 }
+
+#[tokio::test]
+async fn an_operator_signs_in_finds_a_user_and_ends_their_sessions_with_the_keyboard_alone() {
+    use fantoccini::key::Key;
+    let enter = char::from(Key::Enter).to_string();
+    let k = Keel::start().await;
+    let ada = k.operator("ada", &["users"]).await;
+    let token = zoe(&k).await;
+    let b = Browser::on(Screen::Desktop(1280, 900)).await;
+    b.goto(&k.console()).await;
+    b.wait_text("h1", "Sign in").await;
+    b.tab_to("#name", false).await;
+    b.keys(ada.name).await;
+    b.tab_to("#password", false).await;
+    b.keys(&ada.password).await;
+    b.tab_to("#code", false).await;
+    b.keys(&ada.code()).await;
+    b.keys(&enter).await;
+    b.wait_text("h1", "Health").await;
+
+    b.tab_to("nav a[href='#/users']", true).await;
+    b.keys(&enter).await;
+    b.wait_text("h1", "Users").await;
+    b.tab_to("#q", false).await;
+    b.keys("zoe").await;
+    b.keys(&enter).await;
+    b.wait_text("[role=status]", "1 found").await;
+    b.tab_to("td a", false).await;
+    b.keys(&enter).await;
+    b.wait_text("h1", "zoe").await;
+    b.tab_to("#end-sessions-reason", false).await;
+    b.keys("asked on the phone").await;
+    b.keys(&enter).await;
+    b.wait_text(".note", "Sessions ended.").await;
+    assert_eq!(account_status(&k, &token).await.0, 401);
+    b.close().await;
+}
