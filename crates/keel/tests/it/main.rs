@@ -11,6 +11,7 @@ mod channel_processes;
 mod cli;
 mod console;
 mod console_kit;
+mod console_nodes;
 mod console_users;
 mod db_copy;
 mod db_copy_refusals;
