@@ -36,6 +36,7 @@ pub fn area(state: AppState) -> Area {
         .routes(routes!(actions::remove_two_factor))
         .routes(routes!(records::remove_passkey))
         .routes(routes!(records::export))
+        .routes(routes!(records::resend_verification))
         .with_state(state);
     Area {
         name: "users",

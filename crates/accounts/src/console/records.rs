@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::actions::{Reason, reason, record};
 use super::load;
-use crate::domain::{deletion, export, passkeys};
+use crate::domain::{auth, deletion, export, passkeys};
 use crate::id::PasskeyId;
 use crate::routes::{AccountExport, export_of};
 use crate::state::AppState;
@@ -110,6 +110,43 @@ pub(super) async fn delete_user(
     deletion::delete_by_operator(state.keys(), &state.cfg.app_name, &u).await?;
     // The entry names the account by its id only: the person is erased.
     let entry = Entry::new(crate::NAME, "accounts_user_deleted").detail(json!({ "reason": why }));
+    record(&state, &op, &u, entry).await;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+/// Mail the user a new verification token (their first mail went astray).
+#[utoipa::path(post, path = "/console/v1/users/{id}/verification-mail", tag = "users",
+    security(("console_session" = [], "console_csrf" = [])),
+    params(("id" = String, Path, description = "The user's id")),
+    request_body = Reason,
+    responses(
+        (status = 204, description = "Queued for the mail server"),
+        (status = 400, description = "invalid_input: no reason", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "not_found: no user has this id", body = ErrorBody),
+        (status = 409, description = "conflict: the address is verified already", body = ErrorBody),
+    ))]
+pub(super) async fn resend_verification(
+    State(state): State<AppState>,
+    op: Operator,
+    Path(id): Path<String>,
+    Body(body): Body<Reason>,
+) -> Result<axum::http::StatusCode, Error> {
+    op.require(Role::Users)?;
+    let why = reason(&body.reason)?;
+    let u = load(&state, &id).await?;
+    let mail = auth::VerifyMail {
+        link: state.cfg.email_verify_link.as_deref(),
+        app_name: &state.cfg.app_name,
+    };
+    if !auth::resend_verification(state.db(), mail, &u).await? {
+        return Err(Error::conflict(
+            keel_platform::console::code::CONFLICT,
+            "This user's address is verified already.",
+        ));
+    }
+    let entry =
+        Entry::new(crate::NAME, "accounts_verification_resent").detail(json!({ "reason": why }));
     record(&state, &op, &u, entry).await;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }

@@ -126,6 +126,23 @@ pub async fn register(
     Ok((created, pair))
 }
 
+/// Mails the user a new verification token (an operator's resend, for a
+/// user whose first mail went astray); `false` when the address is
+/// verified already. Earlier tokens keep working until they expire.
+pub async fn resend_verification(
+    db: &Db,
+    mail: VerifyMail<'_>,
+    u: &user::Model,
+) -> Result<bool, DbErr> {
+    if u.email_verified {
+        return Ok(false);
+    }
+    let txn = db.begin_write().await?;
+    send_verification(&txn, mail, u).await?;
+    txn.commit().await?;
+    Ok(true)
+}
+
 async fn send_verification<C: ConnectionTrait>(
     conn: &C,
     VerifyMail {

@@ -73,7 +73,7 @@ export async function user(id) {
   const box = alertBox();
   const act = async (path, body, done) => {
     const res = await call("POST", `/users/${u.id}/${path}`, body);
-    if (res.status !== 200) return say(box, problem(res));
+    if (res.status >= 300) return say(box, problem(res));
     await user(u.id);
     const note = document.querySelector("#view .note");
     if (note) note.textContent = done;
@@ -85,6 +85,7 @@ export async function user(id) {
       : action("ban", "Ban", [field("Until (empty: until lifted)", until)], (reason) =>
           act("ban", { reason, until: until.value ? new Date(until.value).toISOString() : undefined }, "Banned."),
         ),
+    u.email_verified ? null : action("resend", "Resend the verification mail", [], (reason) => act("verification-mail", { reason }, "Verification mail sent.")),
     action("end-sessions", "End every session", [], (reason) => act("sessions/end", { reason }, "Sessions ended.")),
     u.two_factor ? action("remove-2fa", "Remove the second factor", [], (reason) => act("two-factor/remove", { reason }, "Second factor removed.")) : null,
     ...u.passkeys.map((p, i) => action(`remove-passkey-${i}`, `Remove the passkey “${p.name}”`, [], (reason) => act(`passkeys/${p.id}/remove`, { reason }, "Passkey removed."))),

@@ -342,3 +342,32 @@ async fn an_operator_exports_a_users_data_and_deletes_the_account_as_the_user_wo
         "the entry names no erased address"
     );
 }
+
+#[tokio::test]
+async fn an_operator_resends_the_verification_mail_until_the_address_is_verified() {
+    let app = app().await;
+    let ada = register(&app, "ada").await;
+    let op = operator(&app, "ops", &[Role::Users]).await;
+    let console = sign_in(&app, &op).await;
+    let path = format!("/console/v1/users/{}/verification-mail", ada.id);
+    let (status, _) = console
+        .post(&path, json!({ "reason": "says it never came" }))
+        .await;
+    assert_eq!(status, 204);
+    let mails = keel_testkit::eventually_async(std::time::Duration::from_secs(20), || async {
+        let m = keel_testkit::mail_files(&app.data_dir().join("mail"));
+        (m.iter().filter(|m| m.subject.contains("Verify")).count() >= 2).then_some(())
+    })
+    .await;
+    assert!(mails.is_some(), "a second verification mail went out");
+    assert_eq!(console.audit("accounts_verification_resent").await.len(), 1);
+    use keel_platform::sea_orm::ConnectionTrait;
+    app.platform()
+        .db
+        .write()
+        .execute_unprepared("UPDATE accounts_users SET email_verified = true")
+        .await
+        .unwrap();
+    let (status, body) = console.post(&path, json!({ "reason": "again" })).await;
+    assert_eq!((status, body["code"].clone()), (409, json!("conflict")));
+}
