@@ -126,6 +126,10 @@ fn background_tasks(platform: &Platform) -> Tasks {
     let tasks = Tasks::new();
     tasks.spawn("metrics upkeep", telemetry::upkeep(tasks.token()));
     tasks.spawn(
+        "traffic history",
+        platform.traffic.clone().run(tasks.token()),
+    );
+    tasks.spawn(
         "idle database connections",
         platform.db.clone().close_idle_until(tasks.token()),
     );

@@ -57,6 +57,8 @@ pub struct Platform {
     pub jobs_wake: Arc<tokio::sync::Notify>,
     /// Set when the process is asked to stop (`/readyz` then fails).
     pub draining: crate::http::health::Draining,
+    /// The last hour of this process's traffic (the console's health page).
+    pub traffic: crate::telemetry::traffic::Traffic,
 }
 
 impl Platform {
@@ -89,6 +91,7 @@ impl Platform {
             secrets,
             jobs_wake: Arc::new(tokio::sync::Notify::new()),
             draining: crate::http::health::Draining::default(),
+            traffic: crate::telemetry::traffic::Traffic::default(),
         })
     }
 

@@ -31,6 +31,9 @@ pub struct HealthPage {
     pub migrations: Vec<Migrated>,
     /// The services this process serves, by name.
     pub services: Vec<&'static str>,
+    /// This process's requests (all its services but the console), a
+    /// minute at a time over the last hour, the last to now.
+    pub traffic: Vec<keel_platform::telemetry::traffic::Interval>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -95,5 +98,6 @@ pub async fn health(
         replica,
         migrations,
         services: state.services.clone(),
+        traffic: platform.traffic.last_hour(),
     })))
 }

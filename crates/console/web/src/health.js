@@ -3,7 +3,7 @@
 // Refreshed every 5 s while open.
 
 import { call, problem } from "./api.js";
-import { h, show, table, when, repeat } from "./ui.js";
+import { h, show, table, when, repeat, chart } from "./ui.js";
 
 let shown = "";
 
@@ -12,7 +12,7 @@ export async function health(again = false) {
   if (r.status !== 200) return show("Health", h("p", { class: "alert", role: "alert", text: problem(r) }));
   const d = r.data;
   // A refresh that would draw the same page leaves it (and the focus) be.
-  const seen = JSON.stringify({ ...d, database_bytes: 0 });
+  const seen = JSON.stringify({ ...d, database_bytes: 0, traffic: d.traffic.slice(0, -1) });
   if (again && seen === shown) return;
   shown = seen;
   const checks = Object.entries(d.readiness.checks || {}).map(([k, v]) =>
@@ -25,9 +25,19 @@ export async function health(again = false) {
     ["Database", d.database + (d.database_bytes != null ? ` (${(d.database_bytes / 1048576).toFixed(1)} MiB)` : "")],
     ["Replica", d.replica ? `last sync ${when(d.replica.last_sync)}${d.replica.behind ? " (behind)" : ""}` : "not replicated"],
   ];
+  const t = d.traffic;
+  const perSec = (v) => `${v.toFixed(2)}/s`;
   show(
     "Health",
     h("dl", {}, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
+    h("h2", { text: "The last hour" }),
+    h(
+      "div",
+      { class: "charts" },
+      chart("Requests", t.map((i) => i.requests_per_second), perSec),
+      chart("Server errors (5xx)", t.map((i) => i.errors_per_second), perSec),
+      chart("p99 latency", t.map((i) => (i.p99_seconds || 0) * 1000), (v) => `≤ ${v >= 10 ? v.toFixed(0) : v.toFixed(1)} ms`),
+    ),
     h("h2", { text: "Dependencies" }),
     table("Dependencies", ["Dependency", "Answer"], checks),
     h("h2", { text: "Migrations" }),

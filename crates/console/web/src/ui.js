@@ -70,3 +70,25 @@ export function field(label, input) {
   if (!input.id) input.id = "f-" + Math.random().toString(36).slice(2);
   return h("p", { class: "field" }, h("label", { for: input.id, text: label }), input);
 }
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/// A small line chart of `values` (one a minute, the last to now), with
+/// its latest and highest value in words.
+export function chart(title, values, format) {
+  const w = 300, hgt = 60;
+  const top = Math.max(...values, 0) || 1;
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("role", "img");
+  const latest = values.length ? values[values.length - 1] : 0;
+  const summary = values.length ? `now ${format(latest)}, highest ${format(Math.max(...values))}` : "no reading yet";
+  svg.setAttribute("aria-label", `${title}: ${summary}`);
+  const line = document.createElementNS(SVG, "polyline");
+  // One reading (the first minute) is drawn as a level line.
+  const drawn = values.length === 1 ? [latest, latest] : values;
+  const step = drawn.length > 1 ? w / (drawn.length - 1) : w;
+  line.setAttribute("points", drawn.map((v, i) => `${(i * step).toFixed(1)},${(hgt - (v / top) * (hgt - 4) - 2).toFixed(1)}`).join(" "));
+  svg.append(line);
+  return h("figure", { class: "chart" }, h("figcaption", { text: title }), svg, h("p", { class: "muted", text: summary }));
+}

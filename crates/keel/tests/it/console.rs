@@ -334,6 +334,26 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
         assert!(health["database_bytes"].as_u64().unwrap() > 0);
     }
     assert_eq!(health["services"], json!(["accounts", "console"]));
+    // The last hour of traffic, read off keel's own metrics.
+    for _ in 0..5 {
+        app.http
+            .get(app.url("accounts", "/nowhere"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let (_, health) = console.get("/console/v1/health").await;
+    let last = health["traffic"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert!(
+        last["requests_per_second"].as_f64().unwrap() > 0.0,
+        "{last}"
+    );
+    assert!(last["p99_seconds"].as_f64().is_some(), "{last}");
 }
 
 #[tokio::test]

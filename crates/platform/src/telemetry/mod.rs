@@ -18,6 +18,7 @@ use crate::config::{LogFormat, Source};
 
 mod logs;
 pub mod otel;
+pub mod traffic;
 
 /// The filter without `RUST_LOG`. The passkey library logs a client's
 /// refused answer (and an ordinary passkey's zero counter) at error level;
