@@ -166,13 +166,16 @@ impl HttpClient {
 /// `Outbound` phase, inside a client span that carries the current trace to
 /// the provider in `traceparent` when traces are on.
 async fn traced(req: RequestBuilder) -> Result<Response, reqwest::Error> {
-    if !trace::enabled() {
-        return timed(Phase::Outbound, req.send()).await;
-    }
     let (client, req) = req.build_split();
     let mut req = req?;
+    let url = req.url().clone();
+    if !trace::enabled() {
+        let answer = timed(Phase::Outbound, client.execute(req)).await;
+        observe::answers::http(&url, &answer);
+        return answer;
+    }
     let call = Call::outbound(req.method(), req.url());
-    observe::call(call, |span| {
+    let answer = observe::call(call, |span| {
         let span = span.clone();
         async move {
             trace::inject(req.headers_mut());
@@ -185,7 +188,9 @@ async fn traced(req: RequestBuilder) -> Result<Response, reqwest::Error> {
             Ok(resp)
         }
     })
-    .await
+    .await;
+    observe::answers::http(&url, &answer);
+    answer
 }
 
 fn is_transient(e: &reqwest::Error) -> bool {

@@ -34,6 +34,9 @@ pub struct HealthPage {
     /// This process's requests (all its services but the console), a
     /// minute at a time over the last hour, the last to now.
     pub traffic: Vec<keel_platform::telemetry::traffic::Interval>,
+    /// The last answer of each provider this process called (by host) and
+    /// of the mail relay (`smtp`), since it started.
+    pub providers: Vec<keel_platform::observe::answers::Answer>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -99,5 +102,6 @@ pub async fn health(
         migrations,
         services: state.services.clone(),
         traffic: platform.traffic.last_hour(),
+        providers: keel_platform::observe::answers::all(),
     })))
 }

@@ -40,6 +40,14 @@ export async function health(again = false) {
     ),
     h("h2", { text: "Dependencies" }),
     table("Dependencies", ["Dependency", "Answer"], checks),
+    h("h2", { text: "Providers" }),
+    d.providers.length
+      ? table(
+          "Providers: their last answer",
+          ["Provider", "Last answer", "When"],
+          d.providers.map((p) => h("tr", {}, h("th", { scope: "row", text: p.peer }), h("td", { class: p.ok ? "ok" : "bad", text: p.what }), h("td", { text: when(p.at) }))),
+        )
+      : h("p", { text: "No provider called since keel started." }),
     h("h2", { text: "Migrations" }),
     table(
       "Migrations",

@@ -506,3 +506,58 @@ async fn the_audit_log_is_filtered_and_exported_as_csv_a_spreadsheet_will_not_ru
         (400, json!("invalid_input"))
     );
 }
+
+#[tokio::test]
+async fn health_shows_each_providers_last_answer() {
+    let smtp = keel_testkit::FakeSmtp::start().await;
+    let app = TestApp::builder()
+        .service("accounts")
+        .service("console")
+        .env("KEEL_SMTP_URL", smtp.url())
+        .env("KEEL_MAIL_FROM", "keel <no-reply@example.com>")
+        // The refusal stays the last answer for a while before the retry.
+        .env("KEEL_JOB_RETRY_BASE_MS", "3000")
+        .spawn()
+        .await;
+    let ops = operator(&app, "ops", &[]).await;
+    let console = sign_in(&app, &ops).await;
+    smtp.fail_next(1);
+    let r = app
+        .http
+        .post(app.url("accounts", "/auth/register"))
+        .form(&[
+            ("username", "ada"),
+            ("email", "ada@example.com"),
+            ("password", "correct horse battery"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let refused = keel_testkit::eventually_async(std::time::Duration::from_secs(20), || async {
+        let (_, health) = console.get("/console/v1/health").await;
+        let smtp = health["providers"]
+            .as_array()?
+            .iter()
+            .find(|p| p["peer"] == "smtp")?
+            .clone();
+        (smtp["ok"] == false).then_some(smtp)
+    })
+    .await;
+    assert_eq!(refused.unwrap()["what"], "refused (451)");
+    let accepted = keel_testkit::eventually_async(std::time::Duration::from_secs(20), || async {
+        let (_, health) = console.get("/console/v1/health").await;
+        let smtp = health["providers"]
+            .as_array()?
+            .iter()
+            .find(|p| p["peer"] == "smtp")?
+            .clone();
+        (smtp["ok"] == true).then_some(smtp)
+    })
+    .await;
+    assert_eq!(
+        accepted.unwrap()["what"],
+        "accepted",
+        "the retry went through"
+    );
+}

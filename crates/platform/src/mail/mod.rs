@@ -238,6 +238,10 @@ impl Mailer {
                     smtp.send_raw(envelope, &raw)
                 })
                 .await;
+                match &sent {
+                    Ok(_) => crate::observe::answers::record("smtp", true, "accepted"),
+                    Err(e) => crate::observe::answers::record("smtp", false, smtp_failure(e)),
+                }
                 sent.map(|_| ()).map_err(|e| {
                     if e.is_permanent() {
                         JobError::fail(e)
@@ -248,6 +252,15 @@ impl Mailer {
             }
             Transport::Files(dir) => write_eml(dir, id, &raw).await.map_err(JobError::retry),
         }
+    }
+}
+
+/// An SMTP failure in words (the relay's code, when it answered).
+fn smtp_failure(e: &lettre::transport::smtp::Error) -> String {
+    match e.status() {
+        Some(code) => format!("refused ({code})"),
+        None if e.is_timeout() => "timed out".to_owned(),
+        None => "could not deliver".to_owned(),
     }
 }
 

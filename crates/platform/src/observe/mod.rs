@@ -11,6 +11,7 @@
 //! request log, the server span), the database, the cache, the group
 //! commit and the outbound client all stand on it.
 
+pub mod answers;
 pub mod tally;
 pub mod trace;
 
