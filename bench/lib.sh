@@ -76,6 +76,7 @@ bench_launch_keel() { # [NAME=value...]
     KEEL_CHANNEL_WEB_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 3))" \
     KEEL_CHANNEL_API_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 4))" \
     KEEL_SVC_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 5))" \
+    KEEL_CONSOLE_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 6))" \
     KEEL_METRICS_ADDR="127.0.0.1:$((BENCH_PORT_BASE + 9))" \
     KEEL_APPCHECK_JWKS_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 20))/jwks.json" \
     KEEL_EXPO_URL="http://127.0.0.1:$((BENCH_PORT_BASE + 30))" \
