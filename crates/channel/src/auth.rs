@@ -12,7 +12,7 @@
 use std::net::IpAddr;
 
 use axum::extract::FromRequestParts;
-use axum::http::header::{COOKIE, ORIGIN};
+use axum::http::header::ORIGIN;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use keel_platform::observe::{Phase, timed};
@@ -26,15 +26,7 @@ pub const COOKIE_NAME: &str = "channel_session";
 
 /// The session cookie's token, if the request carries one.
 pub fn session_token(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE_NAME)
-        .map(|(_, v)| v)
-        .filter(|v| !v.is_empty())
+    keel_platform::http::cookies::cookie(headers, COOKIE_NAME).filter(|v| !v.is_empty())
 }
 
 /// Who is calling: the owner if signed in, and the client's address.
@@ -118,6 +110,7 @@ pub fn cleared_cookie(cfg: &Config) -> Option<HeaderValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::header::COOKIE;
 
     #[test]
     fn the_session_token_is_read_from_the_cookie_header() {

@@ -8,11 +8,10 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use axum::extract::Path;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::get;
-use keel_platform::http::{PageHeaders, Referrer, assets, escape_html};
+use keel_platform::http::{app_page, assets, escape_html};
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use rust_embed::RustEmbed;
 
@@ -23,41 +22,21 @@ struct Dist;
 static MANIFEST: LazyLock<HashMap<String, String>> = LazyLock::new(assets::manifest::<Dist>);
 
 fn built(entry: &str) -> &str {
-    MANIFEST.get(entry).map_or(entry, String::as_str)
+    app_page::built(&MANIFEST, entry)
 }
-
-/// Its own scripts and styles only; calls to its own origin only; never
-/// in a frame.
-const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; \
-     frame-ancestors 'none'";
 
 pub fn router() -> OpenApiRouter {
     let page = shell();
     OpenApiRouter::new()
         .route(
             "/",
-            get(move || async move { secured(page.clone(), "text/html; charset=utf-8") }),
+            get(move || async move { app_page::shell(page.clone()) }),
         )
         .route("/assets/{file}", get(asset))
 }
 
 async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
-    let resp = assets::serve::<Dist>(&file, &headers)
-        .unwrap_or_else(|| (StatusCode::NOT_FOUND, "No such file").into_response());
-    secure(resp)
-}
-
-fn secure(resp: Response) -> Response {
-    PageHeaders::fixed(POLICY, Referrer::None).apply(resp)
-}
-
-fn secured(body: String, kind: &'static str) -> Response {
-    let headers: [(HeaderName, HeaderValue); 2] = [
-        (CONTENT_TYPE, HeaderValue::from_static(kind)),
-        (CACHE_CONTROL, HeaderValue::from_static("no-store")),
-    ];
-    secure((headers, body).into_response())
+    app_page::asset::<Dist>(&file, &headers)
 }
 
 fn shell() -> String {

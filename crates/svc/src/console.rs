@@ -14,11 +14,10 @@ use std::sync::LazyLock;
 
 use axum::Router;
 use axum::extract::Path;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::http::HeaderMap;
+use axum::response::{Redirect, Response};
 use axum::routing::get;
-use keel_platform::http::{PageHeaders, Referrer, assets, escape_html};
+use keel_platform::http::{app_page, assets, escape_html};
 use rust_embed::RustEmbed;
 
 #[derive(RustEmbed)]
@@ -28,17 +27,9 @@ struct Dist;
 /// Entry name (`console.js`) → its built file (`console-HASH.js`).
 static MANIFEST: LazyLock<HashMap<String, String>> = LazyLock::new(assets::manifest::<Dist>);
 
-/// The built name of an entry (the entry's own if it was not built: then
-/// it 404s, and the browser tests notice).
 fn built(entry: &str) -> &str {
-    MANIFEST.get(entry).map_or(entry, String::as_str)
+    app_page::built(&MANIFEST, entry)
 }
-
-/// Scripts and styles from the console's own files only; calls to its own
-/// origin only; never in a frame.
-const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; \
-     frame-ancestors 'none'";
 
 /// The console's routes, at `at` (`<REST root>/svc/admin`), calling the API
 /// at `api` (`<REST root>/svc/v1`); and svc's `/`, the index of every
@@ -64,30 +55,15 @@ pub fn router(at: &str, api: &str) -> Router {
                 move || async move { Redirect::permanent(&home) }
             }),
         )
-        .route(&home, get(move || async move { secured(page.clone(), "text/html; charset=utf-8", "no-store") }))
+        .route(
+            &home,
+            get(move || async move { app_page::shell(page.clone()) }),
+        )
         .route(&format!("{at}/assets/{{file}}"), get(asset))
 }
 
-/// A built script or style sheet (cached for a year: its name changes
-/// with its content).
 async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
-    let resp = assets::serve::<Dist>(&file, &headers)
-        .unwrap_or_else(|| (StatusCode::NOT_FOUND, "No such file").into_response());
-    secure(resp)
-}
-
-/// The console's headers on an answer (the platform's page headers with
-/// its policy): no framing, no inline script, no sniffing, no referrer.
-fn secure(resp: Response) -> Response {
-    PageHeaders::fixed(POLICY, Referrer::None).apply(resp)
-}
-
-fn secured(body: String, kind: &'static str, cache: &'static str) -> Response {
-    let headers: [(HeaderName, HeaderValue); 2] = [
-        (CONTENT_TYPE, HeaderValue::from_static(kind)),
-        (CACHE_CONTROL, HeaderValue::from_static(cache)),
-    ];
-    secure((headers, body).into_response())
+    app_page::asset::<Dist>(&file, &headers)
 }
 
 /// The page every view is drawn in.

@@ -2,6 +2,7 @@
 //! launch function (a listener and a shutdown signal in, a server out).
 
 pub mod api_error;
+pub mod app_page;
 pub mod assets;
 pub mod body_guard;
 pub mod cookies;
