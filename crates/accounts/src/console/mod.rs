@@ -147,6 +147,18 @@ pub struct UserPage {
     pub sessions: Vec<SessionRow>,
     pub weekly_goals: u64,
     pub yearly_goals: u64,
+    /// Sign-ins refused lately (a wrong password or code, or while
+    /// banned), newest first, at most 20.
+    pub refused_sign_ins: Vec<Refusal>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Refusal {
+    pub at: DateTime<Utc>,
+    /// `password`, `second factor` or `banned`.
+    pub failed: String,
+    /// Where the attempt came from.
+    pub address: Option<String>,
 }
 
 pub(super) async fn load(state: &AppState, id: &str) -> Result<user::Model, Error> {
@@ -174,6 +186,7 @@ async fn show(
     let passkeys = passkeys::list(conn, &u.id).await?;
     let live = sessions::live(conn, &u.id).await?;
     let (weekly, yearly) = moderation::goal_counts(conn, &u.id).await?;
+    let refusals = moderation::refused_sign_ins(state.db(), &u.id).await?;
     Ok(NoStore(Json(UserPage {
         user: row(&u),
         slug: u.slug.clone(),
@@ -202,5 +215,13 @@ async fn show(
             .collect(),
         weekly_goals: weekly,
         yearly_goals: yearly,
+        refused_sign_ins: refusals
+            .into_iter()
+            .map(|(at, failed, address)| Refusal {
+                at,
+                failed,
+                address,
+            })
+            .collect(),
     })))
 }

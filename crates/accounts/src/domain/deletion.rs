@@ -71,6 +71,9 @@ async fn erase(db: &Db, app_name: &str, u: &user::Model) -> Result<(), DbErr> {
     let refs: Vec<&str> = to.iter().map(String::as_str).collect();
     mail::forget(&txn, &refs).await?;
     user::Entity::delete_by_id(u.id.as_str()).exec(&txn).await?;
+    // Refused sign-ins name the user and where the attempts came from.
+    keel_platform::audit::forget(&txn, crate::NAME, "accounts_sign_in_refused", u.id.as_str())
+        .await?;
     mail::enqueue_last(
         &txn,
         Mail {

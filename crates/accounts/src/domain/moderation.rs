@@ -127,6 +127,32 @@ pub async fn goal_counts<C: ConnectionTrait>(conn: &C, user_id: &str) -> Result<
     Ok((weekly, yearly))
 }
 
+/// The user's refused sign-ins (wrong password or code, or while banned),
+/// newest first, at most 20: (when, what failed, from where).
+pub async fn refused_sign_ins(
+    db: &keel_platform::db::Db,
+    user_id: &str,
+) -> Result<Vec<(DateTime<Utc>, String, Option<String>)>, DbErr> {
+    let filter = keel_platform::audit::Filter {
+        service: Some(crate::NAME),
+        action: Some("accounts_sign_in_refused".to_owned()),
+        subject: Some(user_id.to_owned()),
+        actor: None,
+    };
+    let (rows, _) = keel_platform::audit::page(db, &filter, 1, 20).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let failed = r
+                .detail
+                .and_then(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+                .and_then(|d| d["failed"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            (r.at, failed, r.address)
+        })
+        .collect())
+}
+
 /// The ban as the audit log records it.
 pub fn ban_state(u: &user::Model) -> serde_json::Value {
     serde_json::json!({ "banned": u.banned_now(), "until": u.banned_until })

@@ -116,6 +116,14 @@ export async function user(id) {
           u.sessions.map((s) => h("tr", {}, h("td", { text: `${s.browser} on ${s.os}` }), h("td", { text: s.location || "—" }), h("td", { text: when(s.created_at) }))),
         )
       : h("p", { text: "No live session." }),
+    h("h2", { text: "Sign-ins refused lately" }),
+    u.refused_sign_ins.length
+      ? table(
+          "Sign-ins refused lately",
+          ["When", "What failed", "From"],
+          u.refused_sign_ins.map((r) => h("tr", {}, h("td", { text: when(r.at) }), h("td", { text: r.failed }), h("td", { text: r.address || "—" }))),
+        )
+      : h("p", { text: "None." }),
     h("h2", { text: "Passkeys" }),
     u.passkeys.length
       ? h("ul", {}, u.passkeys.map((p) => h("li", { text: `${p.name} (last used ${when(p.last_used_at)})` })))

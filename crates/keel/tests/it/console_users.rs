@@ -188,9 +188,18 @@ async fn ending_a_users_sessions_stops_their_tokens_and_the_page_shows_none() {
     let ada = register(&app, "ada").await;
     let op = operator(&app, "ops", &[Role::Users]).await;
     let console = sign_in(&app, &op).await;
+    let r = app
+        .http
+        .post(app.url("accounts", "/auth/login"))
+        .form(&[("login", "ada"), ("password", "not her password")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
     let (status, page) = console.get(&format!("/console/v1/users/{}", ada.id)).await;
     assert_eq!(status, 200, "{page}");
     assert_eq!(page["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(page["refused_sign_ins"][0]["failed"], "password", "{page}");
     assert!(page.get("password_hash").is_none() && page.get("totp_secret").is_none());
     let (status, ended) = console
         .post(

@@ -119,6 +119,24 @@ pub async fn record(db: &Db, actor: &Actor, entry: Entry) {
     }
 }
 
+/// Deletes `service`'s entries of `action` on `subject` (what an erasure
+/// must not leave: entries that name the person and where they were).
+pub async fn forget(
+    conn: &impl ConnectionTrait,
+    service: &str,
+    action: &str,
+    subject: &str,
+) -> Result<u64, DbErr> {
+    use entity::Column;
+    Ok(entity::Entity::delete_many()
+        .filter(Column::Service.eq(service))
+        .filter(Column::Action.eq(action))
+        .filter(Column::Subject.eq(subject))
+        .exec(conn)
+        .await?
+        .rows_affected)
+}
+
 /// Which entries to list: a service's (every service's when `None`: the
 /// console's), narrowed by whichever is set.
 #[derive(Debug, Clone, Default)]
