@@ -1,4 +1,5 @@
-//! `keel operator add | list | remove | disable | enable | password | role`:
+//! `keel operator add | list | remove | disable | enable | password |
+//! end-sessions | role`:
 //! the console's operators, managed on the machine. Each change is in the
 //! audit log as done by `cli`.
 
@@ -40,6 +41,8 @@ pub enum OperatorCommand {
         #[arg(long)]
         password_stdin: bool,
     },
+    /// End every session of an operator (they sign in again).
+    EndSessions { name: String },
     /// Replace an operator's roles (none: `--role` not given).
     Role {
         name: String,
@@ -70,9 +73,7 @@ fn password_from_stdin(asked: bool) -> anyhow::Result<Option<String>> {
 pub async fn run(src: &Source, matches: &clap::ArgMatches) -> anyhow::Result<String> {
     let cmd = OperatorCommand::from_arg_matches(matches)?;
     let platform = Platform::connect(PlatformConfig::from_source(src)?).await?;
-    platform
-        .migrate(&[&keel_platform::schema::MIGRATIONS, &crate::MIGRATIONS])
-        .await?;
+    platform.migrate(&[&crate::MIGRATIONS]).await?;
     let done = act(&platform, cmd).await;
     platform.db.clone().close().await;
     done
@@ -135,6 +136,16 @@ async fn act(p: &Platform, cmd: OperatorCommand) -> anyhow::Result<String> {
                 None => format!("password of {name} set; its sessions ended"),
             };
             (entry, out)
+        }
+        OperatorCommand::EndSessions { name } => {
+            let op = operators::find(db, &name)
+                .await?
+                .ok_or_else(|| operators::OperatorError::NotFound(name.clone()))?;
+            let n = operators::end_sessions(db, op.id).await?;
+            let entry = Entry::new(crate::NAME, "operator_sessions_ended")
+                .on(&op.name)
+                .detail(json!({ "sessions": n }));
+            (entry, format!("{n} session(s) of {} ended", op.name))
         }
         OperatorCommand::Role { name, roles } => {
             let roles = operators::roles(&roles)?;

@@ -64,6 +64,7 @@ pub fn router(state: AppState, areas: Vec<Area>) -> OpenApiRouter {
         .routes(routes!(operators::disable))
         .routes(routes!(operators::enable))
         .routes(routes!(operators::remove))
+        .routes(routes!(operators::end_sessions))
         .with_state(state.clone());
     for area in areas {
         signed_in = signed_in.merge(area.routes);

@@ -249,3 +249,36 @@ pub async fn remove(
     .await;
     Ok(StatusCode::NO_CONTENT)
 }
+
+#[derive(Serialize, ToSchema)]
+pub struct SessionsEnded {
+    /// How many of the operator's sessions ended.
+    pub sessions: u64,
+}
+
+/// End every session of an operator (a lost laptop): they sign in again.
+#[utoipa::path(post, path = "/console/v1/operators/{name}/sessions/end", tag = "operators",
+    security(("console_session" = [], "console_csrf" = [])),
+    params(("name" = String, Path, description = "The operator")),
+    responses(
+        (status = 200, body = SessionsEnded),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ))]
+pub async fn end_sessions(
+    State(state): State<AppState>,
+    op: Operator,
+    Path(name): Path<String>,
+) -> Result<Json<SessionsEnded>, Error> {
+    op.require(Role::Operators)?;
+    let db = &state.platform.db;
+    let target = operators::find(db, &name)
+        .await?
+        .ok_or_else(|| keel_platform::console::not_found("operator"))?;
+    let n = operators::end_sessions(db, target.id).await?;
+    let entry = Entry::new(crate::NAME, "operator_sessions_ended")
+        .on(&target.name)
+        .detail(json!({ "sessions": n }));
+    op.record(db, entry).await;
+    Ok(Json(SessionsEnded { sessions: n }))
+}

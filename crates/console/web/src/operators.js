@@ -48,6 +48,7 @@ export async function operators(me) {
           ? ""
           : [
               h("button", { type: "button", onclick: () => act("POST", `/operators/${encodeURIComponent(o.name)}/${o.disabled ? "enable" : "disable"}`, {}), text: o.disabled ? "Enable" : "Disable" }),
+              h("button", { type: "button", onclick: () => act("POST", `/operators/${encodeURIComponent(o.name)}/sessions/end`, {}), text: "End sessions" }),
               h("button", { type: "button", class: "danger", onclick: () => window.confirm(`Remove ${o.name}?`) && act("DELETE", `/operators/${encodeURIComponent(o.name)}`), text: "Remove" }),
             ],
       ),

@@ -10,6 +10,7 @@ mod backup;
 mod channel_processes;
 mod cli;
 mod console;
+mod console_cli;
 mod console_kit;
 mod console_nodes;
 mod console_users;
