@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use keel_platform::audit::Entry;
 use keel_platform::console::input::Body;
 use keel_platform::console::{Error, ErrorBody, Operator, Role, invalid};
+use keel_platform::values::{NotBlank, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -18,32 +19,26 @@ use crate::entity::user;
 use crate::id::UserId;
 use crate::state::AppState;
 
+/// Why an operator acts, for the audit log: not blank, at most 500
+/// characters, kept trimmed.
+pub type Why = Text<500, NotBlank>;
+
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reason {
-    /// Why (for the audit log): 1 to 500 characters, not only spaces.
-    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
-    pub reason: String,
+    /// Why (for the audit log).
+    #[schema(inline)]
+    pub reason: Why,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BanBody {
-    /// Why (for the audit log): 1 to 500 characters, not only spaces.
-    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
-    pub reason: String,
+    /// Why (for the audit log).
+    #[schema(inline)]
+    pub reason: Why,
     /// When the ban ends by itself (in the future); absent: until lifted.
     pub until: Option<DateTime<Utc>>,
-}
-
-pub(super) fn reason(text: &str) -> Result<String, Error> {
-    let text = text.trim();
-    if text.is_empty() || text.chars().count() > 500 {
-        return Err(invalid(
-            "reason says why, for the audit log: 1 to 500 characters.",
-        ));
-    }
-    Ok(text.to_owned())
 }
 
 /// The user as an action left them.
@@ -76,7 +71,7 @@ pub(super) async fn ban(
     Body(body): Body<BanBody>,
 ) -> Result<Json<UserRow>, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     if body.until.is_some_and(|t| t <= Utc::now()) {
         return Err(invalid("until is when the ban ends: a time in the future."));
     }
@@ -111,7 +106,7 @@ pub(super) async fn unban(
     Body(body): Body<Reason>,
 ) -> Result<Json<UserRow>, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     moderation::unban(state.db().write(), &state.sessions, &u).await?;
     let done = after(&state, &u).await?;
@@ -150,7 +145,7 @@ pub(super) async fn end_sessions(
     Body(body): Body<Reason>,
 ) -> Result<Json<Ended>, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     let n = moderation::end_sessions(state.db().write(), &state.sessions, &u).await?;
     let entry = Entry::new(crate::NAME, "accounts_sessions_ended")
@@ -179,7 +174,7 @@ pub(super) async fn remove_two_factor(
     Body(body): Body<Reason>,
 ) -> Result<Json<UserRow>, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     two_factor::remove(state.keys(), &u).await?;
     let done = after(&state, &u).await?;

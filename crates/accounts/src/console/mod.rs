@@ -9,10 +9,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use keel_platform::console::input::Params;
-use keel_platform::console::{Area, Error, ErrorBody, Operator, Role, invalid};
+use keel_platform::console::{Area, Error, ErrorBody, Operator, Role};
 use keel_platform::http::NoStore;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use keel_platform::utoipa_axum::routes;
+use keel_platform::values::{NotBlank, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -51,8 +52,8 @@ pub fn area(state: AppState) -> Area {
 #[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// The start of a username or email (without case) or of an id.
-    #[param(min_length = 1, max_length = 254)]
-    pub q: String,
+    #[param(inline)]
+    pub q: Text<254, NotBlank>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -102,13 +103,7 @@ async fn search(
     Params(q): Params<SearchQuery>,
 ) -> Result<NoStore<Json<Found>>, Error> {
     op.require(Role::Users)?;
-    let text = q.q.trim();
-    if text.is_empty() || text.chars().count() > 254 {
-        return Err(invalid(
-            "q is the start of a username, email or id: 1 to 254 characters.",
-        ));
-    }
-    let found = moderation::search(state.db().read(), text).await?;
+    let found = moderation::search(state.db().read(), q.q.as_str()).await?;
     Ok(NoStore(Json(Found {
         users: found.iter().map(row).collect(),
     })))

@@ -13,7 +13,7 @@ use keel_platform::console::{Error, ErrorBody, Operator, Role};
 use keel_platform::http::NoStore;
 use serde_json::json;
 
-use super::actions::{Reason, reason, record};
+use super::actions::{Reason, record};
 use super::load;
 use crate::domain::{auth, deletion, export, passkeys};
 use crate::id::PasskeyId;
@@ -75,7 +75,7 @@ pub(super) async fn remove_passkey(
     Body(body): Body<Reason>,
 ) -> Result<axum::http::StatusCode, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     let key =
         PasskeyId::parse(&passkey).ok_or_else(|| keel_platform::console::not_found("passkey"))?;
@@ -105,7 +105,7 @@ pub(super) async fn delete_user(
     Body(body): Body<Reason>,
 ) -> Result<axum::http::StatusCode, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     deletion::delete_by_operator(state.keys(), &state.cfg.app_name, &u).await?;
     // The entry names the account by its id only: the person is erased.
@@ -133,7 +133,7 @@ pub(super) async fn resend_verification(
     Body(body): Body<Reason>,
 ) -> Result<axum::http::StatusCode, Error> {
     op.require(Role::Users)?;
-    let why = reason(&body.reason)?;
+    let why = body.reason.as_str();
     let u = load(&state, &id).await?;
     let mail = auth::VerifyMail {
         link: state.cfg.email_verify_link.as_deref(),

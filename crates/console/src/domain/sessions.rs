@@ -59,20 +59,17 @@ pub async fn find(
     life: Lifetimes,
 ) -> Result<Option<(session::Model, operator::Model)>, DbErr> {
     let now = Utc::now();
-    let Some(s) = session::Entity::find_by_id(sha256_hex(token.as_bytes()))
+    // The session and its operator in one read: this runs on every request.
+    let found = session::Entity::find_by_id(sha256_hex(token.as_bytes()))
+        .find_also_related(operator::Entity)
         .one(db.read())
-        .await?
-        .filter(|s| s.expires_at > now)
-    else {
+        .await?;
+    let Some((s, Some(op))) = found else {
         return Ok(None);
     };
-    let Some(op) = operator::Entity::find_by_id(s.operator_id)
-        .one(db.read())
-        .await?
-        .filter(|o| o.disabled_at.is_none())
-    else {
+    if s.expires_at <= now || op.disabled_at.is_some() {
         return Ok(None);
-    };
+    }
     let next = (now + life.idle).min(s.created_at + life.longest);
     if next - s.expires_at > Duration::minutes(1) {
         let mut active = s.clone().into_active_model();

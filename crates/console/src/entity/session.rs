@@ -15,6 +15,19 @@ pub struct Model {
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-pub enum Relation {}
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::operator::Entity",
+        from = "Column::OperatorId",
+        to = "super::operator::Column::Id"
+    )]
+    Operator,
+}
+
+impl Related<super::operator::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Operator.def()
+    }
+}
 
 impl ActiveModelBehavior for ActiveModel {}

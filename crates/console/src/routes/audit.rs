@@ -12,6 +12,7 @@ use keel_platform::console::input::Params;
 use keel_platform::console::{Error, ErrorBody, Operator, invalid};
 use keel_platform::csv_out;
 use keel_platform::http::NoStore;
+use keel_platform::values::{NotBlank, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
@@ -23,21 +24,21 @@ use crate::state::AppState;
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// Only this actor's entries (`operator:ada`, `cli`).
-    #[param(max_length = 200)]
-    pub actor: Option<String>,
+    #[param(inline)]
+    pub actor: Option<Text<200, NotBlank>>,
     /// Only this action (`accounts_user_banned`).
-    #[param(max_length = 100)]
-    pub action: Option<String>,
+    #[param(inline)]
+    pub action: Option<Text<100, NotBlank>>,
     /// Only entries on this subject (a user id, an operator's name).
-    #[param(max_length = 200)]
-    pub subject: Option<String>,
+    #[param(inline)]
+    pub subject: Option<Text<200, NotBlank>>,
     /// The page, from 1.
     #[param(minimum = 1, maximum = 100000)]
     pub page: Option<u64>,
 }
 
 impl AuditQuery {
-    fn filter(self) -> Result<Filter, Error> {
+    fn filter(self) -> Filter {
         filter(self.actor, self.action, self.subject)
     }
 }
@@ -47,25 +48,25 @@ impl AuditQuery {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ExportQuery {
-    #[param(max_length = 200)]
-    pub actor: Option<String>,
-    #[param(max_length = 100)]
-    pub action: Option<String>,
-    #[param(max_length = 200)]
-    pub subject: Option<String>,
+    #[param(inline)]
+    pub actor: Option<Text<200, NotBlank>>,
+    #[param(inline)]
+    pub action: Option<Text<100, NotBlank>>,
+    #[param(inline)]
+    pub subject: Option<Text<200, NotBlank>>,
 }
 
 fn filter(
-    actor: Option<String>,
-    action: Option<String>,
-    subject: Option<String>,
-) -> Result<Filter, Error> {
-    Ok(Filter {
+    actor: Option<Text<200, NotBlank>>,
+    action: Option<Text<100, NotBlank>>,
+    subject: Option<Text<200, NotBlank>>,
+) -> Filter {
+    Filter {
         service: None,
-        actor: text("actor", actor, 200)?,
-        action: text("action", action, 100)?,
-        subject: text("subject", subject, 200)?,
-    })
+        actor: actor.map(Text::into_string),
+        action: action.map(Text::into_string),
+        subject: subject.map(Text::into_string),
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -96,15 +97,6 @@ const PER_PAGE: u64 = 50;
 /// At most this many entries an export holds (the newest).
 const EXPORT_MAX: u64 = 100_000;
 
-fn text(name: &str, v: Option<String>, max: usize) -> Result<Option<String>, Error> {
-    match v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()) {
-        Some(v) if v.chars().count() > max => {
-            Err(invalid(format!("{name} is at most {max} characters.")))
-        }
-        other => Ok(other),
-    }
-}
-
 /// Audit entries, newest first, 50 a page.
 #[utoipa::path(get, path = "/console/v1/audit", tag = "audit",
     security(("console_session" = [])),
@@ -123,7 +115,7 @@ pub async fn list(
     if !(1..=100_000).contains(&page) {
         return Err(invalid("page is a whole number from 1 to 100000."));
     }
-    let filter = q.filter()?;
+    let filter = q.filter();
     let (rows, total) = audit::page(&state.platform.db, &filter, page, PER_PAGE).await?;
     let json = |t: Option<String>| t.and_then(|t| serde_json::from_str(&t).ok());
     let entries = rows
@@ -165,7 +157,7 @@ pub async fn export(
     op: Operator,
     Params(q): Params<ExportQuery>,
 ) -> Result<impl IntoResponse, Error> {
-    let filter = filter(q.actor, q.action, q.subject)?;
+    let filter = filter(q.actor, q.action, q.subject);
     let db = &state.platform.db;
     let (rows, _) = audit::page(db, &filter, 1, EXPORT_MAX).await?;
     let mut out = csv_out::record([

@@ -10,6 +10,7 @@ use keel_platform::console::{Error, ErrorBody, Operator, Role, invalid, not_foun
 use keel_platform::http::NoStore;
 use keel_platform::jobs::failed::{self, Which};
 use keel_platform::jobs::gauges;
+use keel_platform::values::{NotBlank, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
@@ -53,8 +54,8 @@ pub struct Jobs {
 #[into_params(parameter_in = Query)]
 pub struct JobsQuery {
     /// Only this kind's failed jobs.
-    #[param(max_length = 100)]
-    pub kind: Option<String>,
+    #[param(inline)]
+    pub kind: Option<Text<100, NotBlank>>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -79,9 +80,6 @@ pub async fn list(
     Params(q): Params<JobsQuery>,
 ) -> Result<NoStore<Json<Jobs>>, Error> {
     op.require(Role::Jobs)?;
-    if q.kind.as_ref().is_some_and(|k| k.len() > 100) {
-        return Err(invalid("kind is at most 100 characters."));
-    }
     let db = &state.platform.db;
     let kinds = gauges::read(db, &state.job_kinds)
         .await?
@@ -95,7 +93,7 @@ pub async fn list(
             oldest_due_secs: f.oldest_due_secs,
         })
         .collect();
-    let failed = failed::list(db, q.kind.as_deref(), 100)
+    let failed = failed::list(db, q.kind.as_ref().map(Text::as_str), 100)
         .await?
         .into_iter()
         .map(|j| FailedJob {
