@@ -1,7 +1,9 @@
 //! Admin authentication, as the host site does it: an application password
 //! over HTTP Basic, or the session cookie plus its nonce (`X-Svc-Nonce`, or
 //! `_wpnonce` in the query string) on every request. Then the capability
-//! `svc_manage`.
+//! `svc_manage`. In the operator console (svc's areas, `console_area`),
+//! the console has signed the operator in already: its role stands for
+//! the capability.
 
 use std::marker::PhantomData;
 
@@ -10,6 +12,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use keel_platform::console::{Operator, Role};
 use keel_platform::crypto::constant_time_eq;
 use keel_platform::guard::Door;
 use keel_platform::http::cookies::SessionCookie;
@@ -17,6 +20,7 @@ use keel_platform::http::request_client_ip;
 use keel_platform::observe::{Phase, timed};
 
 use crate::domain::admin::{self, CAPABILITY, has_capability};
+use crate::domain::push::idempotency::Sender;
 use crate::entity::user;
 use crate::error::{self, Error};
 use crate::state::AppState;
@@ -43,19 +47,32 @@ pub trait Forbidden: Send + Sync + 'static {
     /// Whether a failed authentication answers 403 `CODE` too (instead of
     /// the host site's 401s).
     const ALWAYS_FORBIDDEN: bool = false;
+    /// The console role that stands for the capability (`None`: the
+    /// routes are svc's users' own, no operator's).
+    const ROLE: Option<Role> = None;
 }
 
 /// Site administration (settings, forms, submissions).
 pub struct Site;
 impl Forbidden for Site {
     const CODE: &'static str = error::code::REST_FORBIDDEN;
+    const ROLE: Option<Role> = Some(Role::Forms);
 }
 
-/// Managing the other users (`svc_manage_admins`).
+/// What is a signed-in user's own (application passwords, the audit
+/// page of svc's API): `svc_manage`, and never an operator.
+pub struct Own;
+impl Forbidden for Own {
+    const CODE: &'static str = error::code::REST_FORBIDDEN;
+}
+
+/// Managing the other users (`svc_manage_admins`; in the console, the
+/// operators role, as it manages the console's own people).
 pub struct Admins;
 impl Forbidden for Admins {
     const CODE: &'static str = error::code::REST_FORBIDDEN;
     const CAPABILITY: &'static str = crate::domain::admins::MANAGE_ADMINS;
+    const ROLE: Option<Role> = Some(Role::Operators);
 }
 
 /// The push module's admin routes.
@@ -63,11 +80,19 @@ pub struct Push;
 impl Forbidden for Push {
     const CODE: &'static str = error::code::PUSH_FORBIDDEN;
     const ALWAYS_FORBIDDEN: bool = true;
+    const ROLE: Option<Role> = Some(Role::Push);
 }
 
-/// An authenticated user holding `svc_manage`.
+/// Who acts: one of svc's users, or an operator in the console.
+pub enum Who {
+    User(user::Model),
+    Operator(Operator),
+}
+
+/// An authenticated user holding `svc_manage` (or an operator with the
+/// role that stands for it).
 pub struct Admin<F: Forbidden = Site> {
-    pub user: user::Model,
+    pub who: Who,
     /// Signed in with an application password (not the cookie session).
     pub by_app_password: bool,
     /// Where the request came from (through trusted proxies).
@@ -78,7 +103,26 @@ pub struct Admin<F: Forbidden = Site> {
 impl<F: Forbidden> Admin<F> {
     /// Who is acting, as the audit log records it.
     pub fn actor(&self) -> keel_platform::audit::Actor {
-        keel_platform::audit::Actor::at(&self.user.username, self.address)
+        match &self.who {
+            Who::User(u) => keel_platform::audit::Actor::at(&u.username, self.address),
+            Who::Operator(op) => op.actor(),
+        }
+    }
+
+    /// The svc user acting; an operator is none (403 `CODE`).
+    pub fn user(&self) -> Result<&user::Model, Error> {
+        match &self.who {
+            Who::User(u) => Ok(u),
+            Who::Operator(_) => Err(error::not_allowed(F::CODE)),
+        }
+    }
+
+    /// Who sends, as a send and its `Idempotency-Key` record it.
+    pub fn sender(&self) -> Sender {
+        match &self.who {
+            Who::User(u) => Sender::User(u.id),
+            Who::Operator(op) => Sender::Operator(op.id),
+        }
     }
 
     /// Records `entry` as done by this admin.
@@ -179,6 +223,18 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let forbidden = || error::not_allowed(F::CODE);
+        // Only the console's sign-in layer puts an operator in a request.
+        if let Some(op) = parts.extensions.get::<Operator>() {
+            return match F::ROLE {
+                Some(role) if op.roles.has(role) => Ok(Self {
+                    address: op.address,
+                    who: Who::Operator(op.clone()),
+                    by_app_password: false,
+                    _code: PhantomData,
+                }),
+                _ => Err(forbidden()),
+            };
+        }
         let by_app_password = basic(parts).is_some();
         let user = match timed(Phase::Auth, authenticate(parts, state)).await {
             Ok(user) => user,
@@ -190,7 +246,7 @@ impl<F: Forbidden> FromRequestParts<AppState> for Admin<F> {
         }
         let address = request_client_ip(parts, &state.platform.config.http.trusted_proxies);
         Ok(Self {
-            user,
+            who: Who::User(user),
             by_app_password,
             address,
             _code: PhantomData,

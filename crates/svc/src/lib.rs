@@ -4,13 +4,13 @@
 pub mod auth;
 pub mod cli;
 pub mod config;
-mod console;
 pub mod domain;
 pub mod entity;
 pub mod error;
 pub mod expo;
 pub mod input;
 pub mod jobs;
+mod pages;
 mod routes;
 mod schema;
 pub mod state;
@@ -103,12 +103,13 @@ fn app(b: &mut Build<'_>, cfg: Config) -> Result<ServiceApp, StartError> {
         devices: push::devices::device_reads(&platform.db, b.tasks),
         cfg,
     });
-    let console = console::router(&format!("{}/svc/admin", state.cfg.rest_root), &base_path);
+    b.console.extend(routes::areas::areas(&state));
+    let pages = pages::router(&format!("{}/svc/admin", state.cfg.rest_root));
     Ok(ServiceApp {
         name: NAME,
         routes: OpenApiRouter::new()
             .nest(&base_path, routes::router(state))
-            .merge(OpenApiRouter::from(console)),
+            .merge(OpenApiRouter::from(pages)),
         base_path,
         render: error::render,
     })

@@ -43,6 +43,9 @@ const CSRF: KeyAuth = KeyAuth {
         (name = "audit", description = "What every operator and admin did"),
         (name = "users", description = "accounts' users (the users role)"),
         (name = "operators", description = "The console's operators (the operators role)"),
+        (name = "push", description = "svc's push notifications: sends and devices (the push role); svc's own routes, answering as svc does"),
+        (name = "forms", description = "svc's settings, forms and submissions (the forms role); svc's own routes, answering as svc does"),
+        (name = "svc-admins", description = "svc's own users, who sign in to its API (the operators role); svc's own routes, answering as svc does"),
     )
 )]
 struct ApiDoc;

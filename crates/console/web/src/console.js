@@ -1,14 +1,35 @@
 // The operator console: sign-in, then the views of the areas the
-// operator's roles open (users, jobs) and those every operator has
-// (health, audit), chosen by the address's hash.
+// operator's roles open (users, jobs, svc's push and forms, operators)
+// and those every operator has (health, audit), chosen by the address's
+// hash.
 
-import { call, keepCsrf, onSessionEnded, problem } from "./api.js";
-import { h, show, alertBox, say, field } from "./ui.js";
+import { call, csrf, keepCsrf, onSessionEnded, problem } from "./api.js";
+import { h, show, alertBox, say, field, failed } from "./ui.js";
 import { users, user } from "./users.js";
 import { jobs } from "./jobs.js";
 import { health } from "./health.js";
 import { audit } from "./audit.js";
 import { operators } from "./operators.js";
+import { admins } from "./svc/admins.js";
+import { compose } from "./svc/compose.js";
+import { devices } from "./svc/devices.js";
+import { form, forms, submissions } from "./svc/forms.js";
+import { send, sends } from "./svc/sends.js";
+import { settings } from "./svc/settings.js";
+import { stats } from "./svc/stats.js";
+
+// The role each page needs (health and the audit log are everyone's).
+const ROLE_OF = {
+  users: "users", jobs: "jobs", operators: "operators",
+  sends: "push", compose: "push", stats: "push", devices: "push",
+  forms: "forms", settings: "forms", "svc-admins": "operators",
+};
+
+// An area's entries in the navigation, where it has more than one page.
+const PAGES = {
+  push: [["sends", "Sends"], ["compose", "New send"], ["stats", "Statistics"], ["devices", "Devices"]],
+  forms: [["forms", "Forms"], ["settings", "Settings"]],
+};
 
 const nav = document.getElementById("nav");
 let me = null;
@@ -17,7 +38,7 @@ function signIn(message) {
   me = null;
   keepCsrf(null);
   nav.hidden = true;
-  const box = alertBox();
+  const box = alertBox("sign-in-error");
   const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true });
   const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
   const code = h("input", { id: "code", name: "code", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6", required: true });
@@ -39,19 +60,19 @@ function signIn(message) {
     field("Code from your authenticator app", code),
     h("button", { type: "submit", text: "Sign in" }),
   );
-  show("Sign in", message ? h("p", { class: "note", role: "status", text: message }) : null, box, form);
+  show("Sign in", h("p", { id: "sign-in-note", class: "note", role: "status", text: message || "" }), box, form);
 }
 
 function drawNav() {
   const links = [];
-  for (const a of me.areas) if (me.roles.includes(a.role)) links.push([a.name, a.title]);
+  for (const a of me.areas) if (me.roles.includes(a.role)) links.push(...(PAGES[a.name] || [[a.name, a.title]]));
   if (me.roles.includes("jobs")) links.push(["jobs", "Jobs"]);
   if (me.roles.includes("operators")) links.push(["operators", "Operators"]);
   links.push(["health", "Health"], ["audit", "Audit log"]);
   nav.replaceChildren(
     ...links.map(([k, t]) => h("a", { href: "#/" + k, text: t })),
     h("span", { class: "who", text: me.name }),
-    h("button", { type: "button", class: "link", onclick: signOut, text: "Sign out" }),
+    h("button", { type: "button", id: "sign-out", class: "link", onclick: signOut, text: "Sign out" }),
   );
   nav.hidden = false;
 }
@@ -70,6 +91,10 @@ function route() {
     if (a.getAttribute("href") === "#/" + (parts[0] || "")) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
+  const role = ROLE_OF[parts[0]];
+  if (role && !me.roles.includes(role)) {
+    return failed("Not allowed", `This page needs the ${role} role, which ${me.name} does not have. An operator with the operators role can give it.`);
+  }
   switch (parts[0]) {
     case "users":
       return parts[1] ? user(parts[1]) : users(params);
@@ -79,12 +104,31 @@ function route() {
       return audit(params);
     case "operators":
       return operators(me);
+    case "sends":
+      return parts[1] ? send(decodeURIComponent(parts[1])) : sends(Number(params.get("page") || 1));
+    case "compose":
+      return compose();
+    case "stats":
+      return stats();
+    case "devices":
+      return devices(params);
+    case "forms":
+      if (!parts[1]) return forms();
+      if (parts[1] === "new") return form(null);
+      if (parts[2] === "submissions") return submissions(decodeURIComponent(parts[1]), params);
+      return form(decodeURIComponent(parts[1]));
+    case "settings":
+      return settings();
+    case "svc-admins":
+      return admins();
     default:
       return health();
   }
 }
 
 async function start() {
+  // The CSRF token is shown once, at sign-in: a tab without it signs in.
+  if (!csrf()) return signIn();
   if (!me) {
     const r = await call("GET", "/session");
     if (r.status !== 200) return signIn();

@@ -358,10 +358,19 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
 
 #[tokio::test]
 async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
-    let app = app().await;
+    // With svc: its areas are in the document too.
+    let app = TestApp::builder()
+        .service("accounts")
+        .service("svc")
+        .service("console")
+        .spawn()
+        .await;
     let ops = operator(&app, "ops", &Role::ALL).await;
     let console = sign_in(&app, &ops).await;
     failed_job(&app).await;
+    // Devices for svc's sends to reach.
+    let (status, _) = crate::console_svc::import(&console, 4).await;
+    assert_eq!(status, 200);
     let cookie = console
         .cookie
         .trim_start_matches("keel_console=")
@@ -372,9 +381,12 @@ async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
     )
     .api_key("console_session", cookie)
     .api_key("console_csrf", console.csrf.clone())
-    // Signing out would end the run's session.
+    // Signing out, or ending the operator's own sessions (GET
+    // /console/v1/operators names it), would end the run's session.
     .arg("--exclude-operation-id")
     .arg("sign_out")
+    .arg("--exclude-operation-id")
+    .arg("end_sessions")
     .passes()
     .await;
 }

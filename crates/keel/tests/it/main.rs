@@ -13,6 +13,7 @@ mod console;
 mod console_cli;
 mod console_kit;
 mod console_nodes;
+mod console_svc;
 mod console_users;
 mod db_copy;
 mod db_copy_refusals;

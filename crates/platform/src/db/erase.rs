@@ -63,9 +63,11 @@ impl Db {
         let before: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
             .fetch_one(&mut *conn)
             .await?;
-        sqlx::query(AssertSqlSafe(format!("PRAGMA busy_timeout = {TRY_WAIT_MS}")))
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query(AssertSqlSafe(format!(
+            "PRAGMA busy_timeout = {TRY_WAIT_MS}"
+        )))
+        .execute(&mut *conn)
+        .await?;
         let done = sqlx::query_scalar::<_, i64>("PRAGMA wal_checkpoint(TRUNCATE)")
             .fetch_one(&mut *conn)
             .await;

@@ -37,8 +37,10 @@ pub struct AdminSummary {
     pub created_at: chrono::DateTime<Utc>,
 }
 
-/// What ending a user's ways in ended.
+/// What ending a user's ways in ended. (`WaysInEnded` in the documents:
+/// the console's holds accounts' `Ended` too.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = WaysInEnded)]
 pub struct Ended {
     pub sessions: u64,
     pub app_passwords: u64,

@@ -37,9 +37,9 @@ pub struct Disabled {
 }
 
 /// The user a path names, not the caller (an admin cannot lock themselves
-/// out from the console; the command line can).
+/// out; the command line can). An operator is none of svc's users.
 fn other(admin: &Admin<Admins>, username: &str) -> Result<(), Error> {
-    if admin.user.username == username {
+    if admin.user().is_ok_and(|u| u.username == username) {
         return Err(error::not_yourself());
     }
     Ok(())

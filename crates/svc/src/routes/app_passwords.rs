@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use crate::auth::Admin;
+use crate::auth::{Admin, Own};
 use crate::domain::admin;
 use crate::domain::ids::AppPasswordId;
 use crate::domain::values::Required;
@@ -72,9 +72,9 @@ pub struct Revoked {
     responses((status = 200, body = Vec<AppPasswordView>), NotAdmin))]
 pub async fn list_app_passwords(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Admin<Own>,
 ) -> Result<Json<Vec<AppPasswordView>>, Error> {
-    let rows = admin::app_passwords_of(&state.db, &admin.user).await?;
+    let rows = admin::app_passwords_of(&state.db, admin.user()?).await?;
     Ok(Json(rows.into_iter().map(Into::into).collect()))
 }
 
@@ -91,13 +91,13 @@ pub async fn list_app_passwords(
     ))]
 pub async fn create_app_password(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Admin<Own>,
     Body(new): Body<NewAppPassword>,
 ) -> Result<NoStore<(StatusCode, Json<CreatedAppPassword>)>, Error> {
     if admin.by_app_password {
         return Err(error::app_password_needs_session());
     }
-    let made = admin::create_app_password(&state.db, &admin.user, new.name.as_str()).await?;
+    let made = admin::create_app_password(&state.db, admin.user()?, new.name.as_str()).await?;
     let entry = Entry::new(crate::NAME, "svc_app_password_created").on(&made.row.id);
     admin
         .record(&state, entry.detail(json!({"name": made.row.name})))
@@ -122,11 +122,11 @@ pub async fn create_app_password(
     ))]
 pub async fn revoke_app_password(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Admin<Own>,
     Path(uuid): Path<String>,
 ) -> Result<Json<Revoked>, Error> {
     let uuid = AppPasswordId::parse(&uuid).ok_or_else(error::no_such_app_password)?;
-    if !admin::revoke_app_password_by_id(&state.db, &admin.user, uuid.as_str()).await? {
+    if !admin::revoke_app_password_by_id(&state.db, admin.user()?, uuid.as_str()).await? {
         return Err(error::no_such_app_password());
     }
     let entry = Entry::new(crate::NAME, "svc_app_password_revoked").on(uuid.as_str());

@@ -10,7 +10,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::paging::{Paging, paged, query, text_filter};
-use crate::auth::Admin;
+use crate::auth::{Admin, Own};
 use crate::domain::hooks::APPCHECK_VERIFIED;
 use crate::error::Error;
 use crate::routes::failures::*;
@@ -114,7 +114,7 @@ pub struct AuditPage {
     responses((status = 200, body = AuditPage), BadPage, NotAdmin))]
 pub async fn audit_log(
     State(state): State<AppState>,
-    _admin: Admin,
+    _admin: Admin<Own>,
     q: Result<Query<Paging>, axum::extract::rejection::QueryRejection>,
     f: Result<Query<AuditFilter>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, Error> {

@@ -3,6 +3,7 @@
 
 mod admins;
 mod app_passwords;
+pub mod areas;
 mod audit;
 mod cors;
 mod failures;
@@ -80,6 +81,30 @@ pub fn router(state: AppState) -> OpenApiRouter {
     let site_admin = OpenApiRouter::new()
         .routes(routes!(login::login))
         .routes(routes!(login::logout))
+        .merge(forms_admin())
+        .routes(routes!(audit::audit_log))
+        .routes(routes!(
+            app_passwords::list_app_passwords,
+            app_passwords::create_app_password
+        ))
+        .routes(routes!(app_passwords::revoke_app_password))
+        .merge(users_admin());
+    let push = OpenApiRouter::new()
+        .routes(routes!(push_devices::register, push_devices::unregister))
+        .routes(routes!(push_devices::registration_status))
+        .merge(push_admin(&state))
+        .layer(middleware::from_fn_with_state(state.clone(), push_switch));
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(public)
+        .merge(site_admin)
+        .merge(push)
+        .with_state(state)
+}
+
+/// Settings, forms and their submissions: the site's administration, as
+/// svc's admins and the console's forms role both reach it.
+pub fn forms_admin() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .routes(routes!(settings::get_settings, settings::patch_settings))
         .routes(routes!(site_forms::list_forms, site_forms::create_form))
         .routes(routes!(
@@ -89,24 +114,27 @@ pub fn router(state: AppState) -> OpenApiRouter {
         ))
         .routes(routes!(submissions::list_submissions))
         .routes(routes!(submissions::export_submissions))
-        .routes(routes!(audit::audit_log))
-        .routes(routes!(
-            app_passwords::list_app_passwords,
-            app_passwords::create_app_password
-        ))
-        .routes(routes!(app_passwords::revoke_app_password))
+}
+
+/// svc's own users (who may sign in to its API), as its admins holding
+/// `svc_manage_admins` and the console's operators role both reach them.
+pub fn users_admin() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .routes(routes!(admins::list_users))
         .routes(routes!(admins::disable_user))
         .routes(routes!(admins::enable_user))
         .routes(routes!(admins::reset_password))
         .routes(routes!(admins::end_sessions))
-        .routes(routes!(admins::remove_user));
+        .routes(routes!(admins::remove_user))
+}
+
+/// Sending and the device list, as svc's admins and the console's push
+/// role both reach them (behind [`push_switch`]).
+pub fn push_admin(state: &AppState) -> OpenApiRouter<AppState> {
     let import = OpenApiRouter::new()
         .routes(routes!(push_admin::import_devices))
         .layer(DefaultBodyLimit::max(state.cfg.expo.import_limit));
-    let push = OpenApiRouter::new()
-        .routes(routes!(push_devices::register, push_devices::unregister))
-        .routes(routes!(push_devices::registration_status))
+    OpenApiRouter::new()
         .routes(routes!(push_sends::send_notification))
         .routes(routes!(push_sends::get_send, push_sends::cancel_send))
         .routes(routes!(push_sends::list_sends))
@@ -115,16 +143,10 @@ pub fn router(state: AppState) -> OpenApiRouter {
         .routes(routes!(push_admin::export_devices))
         .routes(routes!(push_device_list::list_devices))
         .merge(import)
-        .layer(middleware::from_fn_with_state(state.clone(), push_switch));
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .merge(public)
-        .merge(site_admin)
-        .merge(push)
-        .with_state(state)
 }
 
 /// The push module switched off: every push route is 404.
-async fn push_switch(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn push_switch(State(state): State<AppState>, req: Request, next: Next) -> Response {
     match state.settings.get().await {
         Ok(s) if s.push_enabled => next.run(req).await,
         Ok(_) => no_route().into_response(),

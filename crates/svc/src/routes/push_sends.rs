@@ -133,7 +133,7 @@ pub async fn send_notification(
         .transpose()
         .map_err(|e| error::invalid_param(e.to_string()))?;
     let req = SendRequest::from(body);
-    let made = send::create(&state.db, req, admin.user.id, key.as_ref()).await?;
+    let made = send::create(&state.db, req, admin.sender(), key.as_ref()).await?;
     let accepted = Json(SendAccepted {
         status: made.status,
         id: made.send.id.clone(),

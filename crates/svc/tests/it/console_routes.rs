@@ -1,6 +1,6 @@
-//! What the admin console added besides the push routes and application
-//! passwords: the device search (GET /devices), the audit log's filters,
-//! and the console's own pages and their headers.
+//! What svc's console pages asked of its API besides the push routes and
+//! application passwords: the device search (GET /devices) and the audit
+//! log's filters. (The pages themselves are the operator console's now.)
 
 use keel_platform::audit::{self, Actor, Entry};
 use keel_platform::sea_orm::Set;
@@ -153,77 +153,4 @@ async fn the_audit_log_is_filtered_by_event_and_form() {
             .await;
         assert_eq!((r.status, r.code()), (400, "rest_invalid_param"), "{q}");
     }
-}
-
-#[tokio::test]
-async fn the_console_is_linked_from_the_index_and_its_pages_forbid_framing_and_inline_script() {
-    let svc = &Svc::start().await;
-    let http = &svc.app.http;
-    let root = |path: &str| svc.app.root(keel_svc::NAME, path);
-    let get = |url: String, encoding: &'static str| async move {
-        http.get(url)
-            .header("accept-encoding", encoding)
-            .send()
-            .await
-            .unwrap()
-    };
-    let index = get(root("/"), "identity").await.text().await.unwrap();
-    assert!(index.contains(r#"href="/svc/admin/""#), "{index}");
-    assert!(index.contains(r#"href="/docs""#), "{index}");
-
-    let page = get(root("/svc/admin/"), "identity").await;
-    assert_eq!(page.status(), 200);
-    let h = page.headers().clone();
-    let csp = h["content-security-policy"].to_str().unwrap();
-    assert!(
-        csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
-        "{csp}"
-    );
-    assert!(!csp.contains("unsafe-inline"), "{csp}");
-    assert_eq!(h["x-frame-options"], "DENY");
-    assert_eq!(h["x-content-type-options"], "nosniff");
-    let html = page.text().await.unwrap();
-    assert!(!html.contains("<script>"), "no inline script");
-    let script = html
-        .split("src=\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .unwrap()
-        .to_owned();
-    assert!(
-        script.starts_with("/svc/admin/assets/console-") && script.ends_with(".js"),
-        "{script}"
-    );
-
-    let js = get(root(&script), "gzip, br").await;
-    assert_eq!(js.status(), 200);
-    assert_eq!(js.headers()["content-encoding"], "br");
-    assert_eq!(
-        js.headers()["content-type"],
-        "text/javascript; charset=utf-8"
-    );
-    assert!(
-        js.headers()["cache-control"]
-            .to_str()
-            .unwrap()
-            .contains("immutable")
-    );
-    assert_eq!(js.headers()["x-frame-options"], "DENY");
-    let size = js.bytes().await.unwrap().len();
-    assert!(
-        size < 200 * 1024,
-        "the page's script is {size} bytes compressed"
-    );
-    for missing in [
-        "/svc/admin/assets/nope.js",
-        "/svc/admin/assets/manifest.json",
-    ] {
-        assert_eq!(
-            get(root(missing), "identity").await.status(),
-            404,
-            "{missing}"
-        );
-    }
-    let moved = get(root("/svc/admin"), "identity").await;
-    assert_eq!(moved.url().path(), "/svc/admin/", "followed to the console");
 }

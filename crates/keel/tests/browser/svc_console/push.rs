@@ -1,11 +1,11 @@
-//! Sending: compose, watch, cancel; settings; devices imported; an admin
-//! without svc_manage.
+//! Sending: compose, watch, cancel; settings; devices imported; an
+//! operator without the push role.
 
 use super::{Console, clean};
 use crate::harness::{Browser, Screen};
 
 #[tokio::test]
-async fn an_admin_composes_a_push_to_some_devices_and_watches_it_go_out() {
+async fn an_operator_composes_a_push_to_some_devices_and_watches_it_go_out() {
     let c = Console::start().await;
     for (screen, tag) in [
         (Screen::Phone(390, 844), "phone"),
@@ -108,13 +108,18 @@ async fn a_scheduled_send_is_cancelled_from_its_page() {
 }
 
 #[tokio::test]
-async fn an_admin_without_svc_manage_is_told_what_they_may_not_do() {
+async fn an_operator_without_the_push_role_is_told_what_they_may_not_do() {
     let c = Console::start().await;
     let b = Browser::start(1280, 900).await;
     c.sign_in(&b, "clerk", &c.clerk).await;
-    b.wait_text("main .alert", "lacks the svc_manage capability")
-        .await;
-    clean(&b, "no svc_manage").await;
+    b.wait_text(
+        "main .alert",
+        "needs the push role, which clerk does not have",
+    )
+    .await;
+    let nav = b.text("nav").await;
+    assert!(!nav.contains("Sends") && !nav.contains("Forms"), "{nav}");
+    clean(&b, "no push role").await;
     b.screenshot("svc-console-no-capability").await;
     b.close().await;
 }

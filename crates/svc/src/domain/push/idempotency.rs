@@ -88,24 +88,53 @@ fn canonical(v: &Value) -> String {
     }
 }
 
+/// Who sends, and so whose keys are looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// One of svc's users (by id).
+    User(i64),
+    /// An operator in the console (by id).
+    Operator(i64),
+}
+
+impl Sender {
+    /// The scope of the sender's keys: `user:<id>` or `operator:<id>`.
+    pub fn scope(self) -> String {
+        match self {
+            Sender::User(id) => format!("user:{id}"),
+            Sender::Operator(id) => format!("operator:{id}"),
+        }
+    }
+
+    /// The svc user a send records as its maker: 0 for an operator (the
+    /// audit log names them).
+    pub fn user_id(self) -> i64 {
+        match self {
+            Sender::User(id) => id,
+            Sender::Operator(_) => 0,
+        }
+    }
+}
+
 /// Claims `key` for the send `send_id` in `txn` (the send's own), or says
-/// what an earlier request with it made. Forgets the admin's keys older
+/// what an earlier request with it made. Forgets the sender's keys older
 /// than [`KEPT`] first.
 pub async fn claim(
     txn: &DatabaseTransaction,
-    user_id: i64,
+    sender: Sender,
     key: &IdempotencyKey,
     fingerprint: &str,
     send_id: &str,
 ) -> Result<Claimed, DbErr> {
     let now = Utc::now();
+    let scope = sender.scope();
     Entity::delete_many()
-        .filter(Column::UserId.eq(user_id))
+        .filter(Column::Scope.eq(scope.as_str()))
         .filter(Column::CreatedAt.lt(now - KEPT))
         .exec(txn)
         .await?;
     let row = ActiveModel {
-        user_id: Set(user_id),
+        scope: Set(scope.clone()),
         idempotency_key: Set(key.0.clone()),
         fingerprint: Set(fingerprint.to_owned()),
         send_id: Set(send_id.to_owned()),
@@ -114,7 +143,7 @@ pub async fn claim(
     };
     let inserted = Entity::insert(row)
         .on_conflict(
-            OnConflict::columns([Column::UserId, Column::IdempotencyKey])
+            OnConflict::columns([Column::Scope, Column::IdempotencyKey])
                 .do_nothing()
                 .to_owned(),
         )
@@ -123,7 +152,7 @@ pub async fn claim(
     if inserted == 1 {
         return Ok(Claimed::Fresh);
     }
-    let earlier = Entity::find_by_id((user_id, key.0.clone()))
+    let earlier = Entity::find_by_id((scope, key.0.clone()))
         .one(txn)
         .await?
         .ok_or_else(|| DbErr::RecordNotFound("the idempotency key vanished".into()))?;
@@ -153,7 +182,7 @@ pub async fn purge_expired(
 /// Records the first answer's status under `key` (same transaction).
 pub async fn settle(
     txn: &DatabaseTransaction,
-    user_id: i64,
+    sender: Sender,
     key: &IdempotencyKey,
     status: SendStatus,
 ) -> Result<(), DbErr> {
@@ -166,7 +195,7 @@ pub async fn settle(
             Column::Status,
             keel_platform::sea_orm::sea_query::Expr::value(status),
         )
-        .filter(Column::UserId.eq(user_id))
+        .filter(Column::Scope.eq(sender.scope()))
         .filter(Column::IdempotencyKey.eq(key.0.as_str()))
         .exec(txn)
         .await?;

@@ -6,8 +6,10 @@ use utoipa::ToSchema;
 
 use crate::entity::push_send;
 
-/// How far a send has come.
+/// How far a send has come. (`SendProgress` in the documents: the
+/// console's holds accounts' `Progress` too.)
 #[derive(Debug, Default, Clone, Serialize, ToSchema, PartialEq, Eq)]
+#[schema(as = SendProgress)]
 pub struct Progress {
     /// Not yet due, or due and waiting for a batch.
     pub pending: u64,

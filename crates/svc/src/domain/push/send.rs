@@ -11,7 +11,7 @@ use keel_platform::sea_orm::{
 use serde_json::Value;
 
 use super::counts::Delta;
-use super::idempotency::{self, Claimed, IdempotencyKey};
+use super::idempotency::{self, Claimed, IdempotencyKey, Sender};
 use super::progress::{self, Progress, SendStatus};
 use super::request::{SendRequest, Target, next_local};
 use crate::entity::push_message::{self, MessageStatus};
@@ -102,7 +102,7 @@ pub struct Created {
 pub async fn create(
     db: &Db,
     req: SendRequest,
-    user_id: i64,
+    sender: Sender,
     key: Option<&IdempotencyKey>,
 ) -> Result<Created, SendError> {
     let now = Utc::now();
@@ -111,7 +111,7 @@ pub async fn create(
     let txn = db.begin_write().await?;
     if let Some(key) = key {
         let print = idempotency::fingerprint(&req);
-        match idempotency::claim(&txn, user_id, key, &print, &id).await? {
+        match idempotency::claim(&txn, sender, key, &print, &id).await? {
             Claimed::Fresh => {}
             Claimed::Mismatch => return Err(SendError::KeyReused),
             Claimed::Replay { send_id, status } => {
@@ -137,7 +137,7 @@ pub async fn create(
         local_time: Set(req.local_time.map(|t| t.format("%H:%M").to_string())),
         recipients: Set(0),
         cancelled: Set(false),
-        created_by: Set(user_id),
+        created_by: Set(sender.user_id()),
         created_at: Set(now),
         n_pending: Set(0),
         n_queued: Set(0),
@@ -190,7 +190,7 @@ pub async fn create(
     };
     let status = progress::status_of(&saved, &fresh, now);
     if let Some(key) = key {
-        idempotency::settle(&txn, user_id, key, status).await?;
+        idempotency::settle(&txn, sender, key, status).await?;
     }
     txn.commit().await?;
     if at_once {

@@ -1,9 +1,9 @@
 // Devices: searched and paged on the server, exported as CSV (streamed),
 // imported from CSV with a preview, progress and a report.
 
-import { api, call, download, nonce, problem, query } from "./api.js";
+import { call, download, problem, query, upload as send } from "./api.js";
 import { csvRows } from "./csv.js";
-import { alertBox, h, pager, plural, say, show, table, when } from "./ui.js";
+import { alertBox, h, pager, plural, say, show, table, when } from "../ui.js";
 
 const PER_PAGE = 50;
 // The columns an import cannot do without.
@@ -49,14 +49,14 @@ function deviceList(d, search) {
   if (d.devices.length === 0) {
     return h("p", { id: "device-count" }, search ? `No device's token or label contains “${search}”.` : "No devices yet.");
   }
-  return h("div", { class: "scroll", id: "device-list-region", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(
+  return h("div", { id: "device-list-region" }, table(
     `${plural(d.total, "device", "devices")}${search ? ` matching “${search}”` : ""}, by push token`,
     ["Push token", "Type", "App version", "Locale", "Label", "Active", "Registered"],
     d.devices.map((v) => h("tr", {},
       h("td", { class: "token" }, v.push_token), h("td", {}, v.device_type), h("td", {}, v.app_version || ""),
       h("td", {}, v.locale || ""), h("td", {}, v.user_label || ""),
       h("td", {}, v.active ? "yes" : `no (${v.inactive_reason || "inactive"})`), h("td", {}, when(v.registered_at)))),
-    { id: "device-list" }));
+    { id: "device-list" }, null));
 }
 
 function importer(imported) {
@@ -90,19 +90,16 @@ function importer(imported) {
       h("button", { type: "button", id: "import-go", onclick: upload }, `Import ${chosen.name}`));
     preview.hidden = false;
   }
-  function upload() {
+  async function upload() {
     const form = new FormData();
     form.append("file", chosen, chosen.name);
-    const xhr = new XMLHttpRequest();
-    xhr.open("POST", `${api}/devices/import`);
-    xhr.setRequestHeader("X-Svc-Nonce", nonce());
-    xhr.setRequestHeader("Accept", "application/json");
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total; };
-    xhr.onload = () => {
-      progress.hidden = true;
-      let data = null;
-      try { data = JSON.parse(xhr.responseText); } catch (_) { data = null; }
-      if (xhr.status !== 200) return say(error, problem({ status: xhr.status, data }));
+    progress.hidden = false;
+    progress.value = 0;
+    const res = await send("/devices/import", form, (share) => { progress.value = share; });
+    progress.hidden = true;
+    {
+      const data = res.data;
+      if (res.status !== 200) return say(error, problem(res));
       preview.hidden = true;
       report.replaceChildren(
         h("h3", {}, "Imported"),
@@ -115,11 +112,7 @@ function importer(imported) {
           : null);
       report.hidden = false;
       imported();
-    };
-    xhr.onerror = () => { progress.hidden = true; say(error, "svc did not answer the upload"); };
-    progress.hidden = false;
-    progress.value = 0;
-    xhr.send(form);
+    }
   }
   return section;
 }

@@ -1,7 +1,7 @@
 // The sends list and one send's progress, drawn live.
 
 import { call, problem } from "./api.js";
-import { alertBox, failed, h, heading, pager, plural, repeat, repeating, say, show, stopRepeating, table, when } from "./ui.js";
+import { alertBox, failed, h, heading, pager, plural, repeat, repeating, say, show, stopRepeating, table, when } from "../ui.js";
 
 const FINAL = new Set(["sent", "cancelled"]);
 const STATES = ["pending", "queued", "sent", "failed", "skipped", "cancelled"];
@@ -25,7 +25,7 @@ export async function sends(page) {
   );
   const list = rows.length
     ? table(`${plural(res.data.total, "send", "sends")}, newest first`,
-        ["Title", "Status", ["Recipients", "num"], ["Sent", "num"], ["Failed", "num"], "Created"], rows, { id: "send-list" })
+        ["Title", "Status", ["Recipients", "num"], ["Sent", "num"], ["Failed", "num"], "Created"], rows, { id: "send-list" }, null)
     : h("p", {}, "No sends yet. ", h("a", { href: "#/compose" }, "Compose the first one."));
   show("Sends", h("p", {}, h("a", { href: "#/compose", class: "button" }, "New send")), list,
     pager("#/sends", page, res.data.total_pages));
@@ -56,7 +56,7 @@ export async function send(id) {
     const res = await call("GET", `/send/${encodeURIComponent(id)}`);
     if (res.status !== 200) return say(error, problem(res));
     const s = res.data;
-    document.title = `${s.title} · svc console`;
+    document.title = `${s.title} · keel console`;
     heading().textContent = s.title;
     message.replaceChildren(h("strong", {}, s.title), h("span", {}, s.body));
     const at = s.local_time ? `at ${s.local_time} in each device's zone` : `at ${when(s.send_at)}`;

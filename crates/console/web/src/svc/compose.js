@@ -2,7 +2,7 @@
 // a review step stating the count; sent with an Idempotency-Key.
 
 import { call, problem } from "./api.js";
-import { alertBox, h, say, show } from "./ui.js";
+import { alertBox, h, say, show } from "../ui.js";
 
 export function compose() {
   const error = alertBox("compose-error");

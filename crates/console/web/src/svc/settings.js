@@ -2,7 +2,7 @@
 // changed is sent, and a refusal names the setting.
 
 import { call, problem } from "./api.js";
-import { alertBox, failed, h, plural, say, show } from "./ui.js";
+import { alertBox, failed, h, plural, say, show } from "../ui.js";
 
 const SETTINGS = [
   ["push_enabled", "Push API on", "check", "Off: every push route answers 404, within a second on every node."],

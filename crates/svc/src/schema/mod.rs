@@ -1,5 +1,7 @@
 //! The svc tables (forms and the host site; push adds its own).
 
+mod scoped_keys;
+
 use keel_platform::migrate::col::{serial, string as s, string_null as null_text, timestamp as ts};
 use keel_platform::migrate::{Migration, MigrationSet, build_all};
 use keel_platform::sea_orm::sea_query::{
@@ -44,6 +46,11 @@ pub static MIGRATIONS: MigrationSet = MigrationSet {
             version: 6,
             name: "admins_disabled_audit_to_platform",
             up: admins_disabled_audit_to_platform,
+        },
+        Migration {
+            version: 7,
+            name: "push_idempotency_keys_scoped",
+            up: scoped_keys::up,
         },
     ],
     tables: crate::entity::tables,

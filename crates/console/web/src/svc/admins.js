@@ -1,39 +1,37 @@
-// The other users, for an admin holding svc_manage_admins: disable and
+// svc's own users (who sign in to svc's API and make its application
+// passwords), for an operator with the operators role: disable and
 // enable, a new login password (shown once), end every session and
 // application password, remove. Each change is in the audit log.
 
 import { call, problem } from "./api.js";
-import { alertBox, failed, h, say, show, table, when } from "./ui.js";
-import { currentUser } from "./session.js";
+import { alertBox, failed, h, say, show, table, when } from "../ui.js";
 
 export async function admins() {
   const res = await call("GET", "/admin/users");
-  if (res.status !== 200) return failed("Admins", problem(res));
-  const me = (currentUser() || {}).username;
+  if (res.status !== 200) return failed("svc admins", problem(res));
   const error = alertBox("admins-error");
   const made = h("section", { id: "admin-password", hidden: true, "aria-live": "polite" });
   const rows = res.data.map((u) => {
-    const self = u.username === me;
     const act = (label, f, danger) =>
       h("button", { type: "button", class: danger ? "link danger" : "link", onclick: f, "aria-label": `${label} ${u.username}` }, label);
     return h("tr", { "data-user": u.username },
-      h("td", {}, u.username, self ? " (you)" : ""),
+      h("td", {}, u.username),
       h("td", {}, u.capabilities.join(", ") || "none"),
       h("td", { class: "state" }, u.disabled ? "Disabled" : "Active"),
       h("td", { class: "num" }, String(u.sessions)),
       h("td", { class: "num" }, String(u.app_passwords)),
       h("td", {}, when(u.created_at)),
       h("td", { class: "actions" },
-        self ? null : act(u.disabled ? "Enable" : "Disable", () => change(u, u.disabled ? "enable" : "disable")),
+        act(u.disabled ? "Enable" : "Disable", () => change(u, u.disabled ? "enable" : "disable")),
         " ", act("New password", () => password(u)),
         " ", act("End sessions", () => change(u, "end-sessions")),
-        self ? null : [" ", act("Remove", () => remove(u), true)]));
+        " ", act("Remove", () => remove(u), true)));
   });
-  show("Admins",
-    h("p", {}, "Everyone who may sign in to this console or use its API. Disabling someone ends their sessions and application passwords at once; a new password is shown to you once, to give them."),
+  show("svc admins",
+    h("p", {}, "Everyone who may sign in to svc's API (keel svc admin add), and so make application passwords for scripts. Disabling someone ends their sessions and application passwords at once; a new password is shown to you once, to give them."),
     made, error,
-    h("div", { class: "scroll" }, table(`${rows.length} user${rows.length === 1 ? "" : "s"}`,
-      ["Username", "Capabilities", "State", ["Sessions", "num"], ["App passwords", "num"], "Added", "Actions"], rows, { id: "admin-list" })));
+    table(`${rows.length} user${rows.length === 1 ? "" : "s"}`,
+      ["Username", "Capabilities", "State", ["Sessions", "num"], ["App passwords", "num"], "Added", "Actions"], rows, { id: "admin-list" }, null));
 
   async function change(u, what) {
     const ask = {

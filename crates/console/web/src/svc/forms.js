@@ -2,7 +2,7 @@
 // submissions, paged on the server and exported as CSV.
 
 import { call, download, problem, query } from "./api.js";
-import { alertBox, failed, h, pager, plural, say, show, table, when } from "./ui.js";
+import { alertBox, failed, h, pager, plural, say, show, table, when } from "../ui.js";
 
 const TYPES = ["text", "textarea", "email", "number", "url", "tel", "date", "select", "radio", "checkbox", "hidden"];
 const WITH_CHOICES = new Set(["select", "radio", "checkbox"]);
@@ -15,7 +15,7 @@ export async function forms() {
     h("td", { class: "num" }, f.fields.length),
     h("td", {}, h("a", { href: `#/forms/${encodeURIComponent(f.id)}/submissions` }, `Submissions to ${f.title}`))));
   show("Forms", h("p", {}, h("a", { href: "#/forms/new", class: "button", id: "new-form" }, "New form")),
-    rows.length ? table(plural(rows.length, "form", "forms"), ["Id", "Title", ["Fields", "num"], "Submissions"], rows, { id: "form-list" })
+    rows.length ? table(plural(rows.length, "form", "forms"), ["Id", "Title", ["Fields", "num"], "Submissions"], rows, { id: "form-list" }, null)
       : h("p", {}, "No forms yet."));
 }
 
@@ -154,8 +154,8 @@ export async function submissions(id, params) {
     h("p", {}, h("button", { type: "button", id: "export-submissions", onclick: save }, "Export every submission as CSV")),
     exportError,
     rows.length
-      ? h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Scrollable table" }, table(`${plural(d.total, "submission", "submissions")}, newest first`,
-          [["Id", "num"], "Received", "App", ...fields.map((f) => f.label || f.id)], rows, { id: "submission-list" }))
+      ? table(`${plural(d.total, "submission", "submissions")}, newest first`,
+          [["Id", "num"], "Received", "App", ...fields.map((f) => f.label || f.id)], rows, { id: "submission-list" }, null)
       : h("p", { id: "submission-none" }, "Nothing submitted yet."),
     pager(`#/forms/${encodeURIComponent(id)}/submissions`, page, d.total_pages),
     h("p", {}, h("a", { href: `#/forms/${encodeURIComponent(id)}` }, "The form"), " · ", h("a", { href: "#/forms" }, "All forms")));
