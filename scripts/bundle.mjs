@@ -1,5 +1,5 @@
 // The web build both front ends share (crates/channel/web and
-// crates/svc/web call it from their build.mjs with their own esbuild):
+// crates/console/web call it from their build.mjs with their own esbuild):
 // src/ entries bundled into `out` with content-hashed names, a manifest
 // the server reads (entry → file), gzip and brotli variants of every file,
 // and the licences of the bundled packages. Commit the result: `cargo
