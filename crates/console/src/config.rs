@@ -10,6 +10,7 @@ use crate::domain::sessions::Lifetimes;
 pub const ADDR: &str = "KEEL_CONSOLE_ADDR";
 const IDLE_SECS: &str = "KEEL_CONSOLE_IDLE_SECS";
 const SESSION_MAX_SECS: &str = "KEEL_CONSOLE_SESSION_MAX_SECS";
+const QUOTEBOT_URL: &str = "KEEL_CONSOLE_QUOTEBOT_URL";
 
 /// Where the console listens unless `KEEL_CONSOLE_ADDR` says: this machine
 /// only.
@@ -18,6 +19,9 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8086";
 #[derive(Debug, Clone)]
 pub struct Config {
     pub sessions: Lifetimes,
+    /// quotebot's health listener (`http://quotebot:3000`), whose gateway
+    /// report the health page shows; none: not shown.
+    pub quotebot_url: Option<String>,
 }
 
 impl Config {
@@ -30,11 +34,28 @@ impl Config {
                 .filter(|d| *d > chrono::Duration::zero())
                 .ok_or_else(|| ConfigError::invalid(name, "a number of seconds above 0"))
         };
+        let quotebot_url = match src.get(QUOTEBOT_URL).map(str::trim) {
+            None | Some("") => None,
+            Some(url) => {
+                let parsed = axum::http::Uri::try_from(url).ok();
+                let web = parsed.is_some_and(|u| {
+                    matches!(u.scheme_str(), Some("http" | "https")) && u.host().is_some()
+                });
+                if !web {
+                    return Err(ConfigError::invalid(
+                        QUOTEBOT_URL,
+                        "an http:// or https:// URL of quotebot's health listener",
+                    ));
+                }
+                Some(url.to_owned())
+            }
+        };
         Ok(Self {
             sessions: Lifetimes {
                 idle: chrono(IDLE_SECS, idle)?,
                 longest: chrono(SESSION_MAX_SECS, longest)?,
             },
+            quotebot_url,
         })
     }
 }

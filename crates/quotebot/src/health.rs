@@ -8,7 +8,9 @@
 //!   While the process starts (connecting, migrating, which can wait
 //!   minutes on a lock) it is 503 with `"status":"starting"` and
 //!   `checks.startup` saying what it waits for; liveness answers from the
-//!   first moment, before any of that.
+//!   first moment, before any of that;
+//! - `GET /api/health/gateway`: the shards' gateway sessions, counted
+//!   ([`crate::gateway`]), for the operator console's health page.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -94,11 +96,15 @@ async fn ready(State(h): State<Health>) -> Response {
     .into_response()
 }
 
-pub fn router(health: Health) -> Router {
+pub fn router(health: Health, gateway: crate::gateway::Gateway) -> Router {
+    let report = Router::new()
+        .route("/api/health/gateway", get(crate::gateway::answer))
+        .with_state(gateway);
     Router::new()
         .route("/api/health/live", get(live))
         .route("/api/health", get(ready))
         .with_state(health)
+        .merge(report)
 }
 
 /// Binds `HOST:PORT`; without `HOST`, the IPv6 wildcard (which takes IPv4

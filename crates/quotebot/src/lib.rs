@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod gateway;
 pub mod health;
 pub mod manager;
 pub mod reconcile;

@@ -37,6 +37,46 @@ pub struct HealthPage {
     /// The last answer of each provider this process called (by host) and
     /// of the mail relay (`smtp`), since it started.
     pub providers: Vec<keel_platform::observe::answers::Answer>,
+    /// quotebot's Discord gateway as its manager reports it (only with
+    /// `KEEL_CONSOLE_QUOTEBOT_URL`).
+    pub quotebot: Option<QuotebotGateway>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct QuotebotGateway {
+    /// Whether quotebot answered (`what` says why not).
+    pub answered: bool,
+    /// The shards Discord asked for, and those with a ready session.
+    pub shards: Option<u32>,
+    pub ready: Option<u32>,
+    /// Shards started again after they died.
+    pub restarts: Option<u64>,
+    pub changed_at: Option<DateTime<Utc>>,
+    pub what: String,
+}
+
+async fn quotebot(state: &AppState) -> Option<QuotebotGateway> {
+    let url = state.cfg.quotebot_url.as_deref()?;
+    Some(
+        match crate::domain::quotebot::gateway(&state.platform.http, url).await {
+            Ok(g) => QuotebotGateway {
+                answered: true,
+                shards: Some(g.shards),
+                ready: Some(g.ready),
+                restarts: Some(g.restarts),
+                changed_at: g.changed_at,
+                what: format!("{} of {} shards ready", g.ready, g.shards),
+            },
+            Err(e) => QuotebotGateway {
+                answered: false,
+                shards: None,
+                ready: None,
+                restarts: None,
+                changed_at: None,
+                what: e.to_string(),
+            },
+        },
+    )
 }
 
 #[derive(Serialize, ToSchema)]
@@ -103,5 +143,6 @@ pub async fn health(
         services: state.services.clone(),
         traffic: platform.traffic.last_hour(),
         providers: keel_platform::observe::answers::all(),
+        quotebot: quotebot(&state).await,
     })))
 }

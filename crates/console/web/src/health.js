@@ -1,5 +1,6 @@
 // Health (every operator): readiness and each dependency as keel checks
-// them now, the version, the database and its replica, the migrations.
+// them now (and quotebot's Discord gateway, when keel is told where
+// quotebot is), the version, the database and its replica, the migrations.
 // Refreshed every 5 s while open.
 
 import { call, problem } from "./api.js";
@@ -18,6 +19,12 @@ export async function health(again = false) {
   const checks = Object.entries(d.readiness.checks || {}).map(([k, v]) =>
     h("tr", {}, h("th", { scope: "row", text: k }), h("td", { class: v === "ok" ? "ok" : "bad", text: v })),
   );
+  const q = d.quotebot;
+  if (q) {
+    const ok = q.answered && q.shards > 0 && q.ready === q.shards;
+    const text = q.answered ? `${q.what}${q.restarts ? `, ${q.restarts} started again` : ""}${q.changed_at ? ` (since ${when(q.changed_at)})` : ""}` : q.what;
+    checks.push(h("tr", {}, h("th", { scope: "row", text: "Discord gateway (quotebot)" }), h("td", { class: ok ? "ok" : "bad", text })));
+  }
   const facts = [
     ["Status", d.readiness.status],
     ["Version", d.version],

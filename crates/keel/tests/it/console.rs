@@ -334,6 +334,7 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
         assert!(health["database_bytes"].as_u64().unwrap() > 0);
     }
     assert_eq!(health["services"], json!(["accounts", "console"]));
+    assert!(health["quotebot"].is_null(), "no quotebot named: {health}");
     // The last hour of traffic, read off keel's own metrics.
     for _ in 0..5 {
         app.http
@@ -571,5 +572,34 @@ async fn health_shows_each_providers_last_answer() {
         accepted.unwrap()["what"],
         "accepted",
         "the retry went through"
+    );
+}
+
+#[tokio::test]
+async fn health_says_when_quotebot_does_not_answer_and_a_bad_quotebot_url_stops_the_start() {
+    let app = TestApp::builder()
+        .service("console")
+        .env("KEEL_CONSOLE_QUOTEBOT_URL", "http://127.0.0.1:9")
+        .spawn()
+        .await;
+    let ops = operator(&app, "ops", &[]).await;
+    let console = sign_in(&app, &ops).await;
+    let (status, health) = console.get("/console/v1/health").await;
+    assert_eq!(status, 200);
+    let gateway = &health["quotebot"];
+    assert_eq!(gateway["answered"], false, "{health}");
+    assert!(
+        gateway["what"]
+            .as_str()
+            .is_some_and(|w| w.contains("127.0.0.1")),
+        "{gateway}"
+    );
+
+    let src =
+        keel_platform::config::Source::from_pairs([("KEEL_CONSOLE_QUOTEBOT_URL", "quotebot:3000")]);
+    let refused = keel_console::config::Config::from_source(&src).unwrap_err();
+    assert!(
+        refused.to_string().contains("KEEL_CONSOLE_QUOTEBOT_URL"),
+        "{refused}"
     );
 }

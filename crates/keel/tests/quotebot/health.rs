@@ -154,3 +154,32 @@ async fn probe_env(dir: &std::path::Path, env: &[(&str, String)], args: &[&str])
     ));
     p.wait(Duration::from_secs(10)).await.code()
 }
+
+#[tokio::test]
+async fn the_gateway_report_counts_ready_shards_and_a_dead_one_started_again() {
+    let q = Quotebot::new().await;
+    q.discord.set_shards(2);
+    let bot = q.start(2).await;
+    let gateway = bot.health.replace("/api/health", "/api/health/gateway");
+    let ready = eventually_async(Duration::from_secs(30), || async {
+        let (status, body) = get(&gateway).await;
+        (status == 200 && body["shards"] == 2 && body["ready"] == 2).then_some(body)
+    })
+    .await;
+    let ready = ready.expect("two shards ready");
+    assert_eq!(ready["restarts"], 0, "{ready}");
+    assert!(ready["changed_at"].is_string(), "{ready}");
+
+    let shard = *bot.shard_pids().first().expect("a shard process");
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(shard),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    let again = eventually_async(Duration::from_secs(30), || async {
+        let (_, body) = get(&gateway).await;
+        (body["restarts"] == 1 && body["ready"] == 2).then_some(())
+    })
+    .await;
+    assert!(again.is_some(), "the dead shard started again and is ready");
+    bot.stop().await;
+}

@@ -6,6 +6,7 @@
 
 mod bot;
 mod config;
+mod console;
 mod database;
 mod discord_js;
 mod harness;

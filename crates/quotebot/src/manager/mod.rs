@@ -14,6 +14,7 @@ pub mod supervisor;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::gateway::Gateway;
 use crate::health::{self, Health};
 use crate::watchdog;
 use keel_platform::signals::ShutdownSignals;
@@ -33,9 +34,10 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
     println!("health       http://{addr}/api/health");
     let stop = CancellationToken::new();
     let status = Health::starting("starting");
+    let gateway = Gateway::default();
     let health_task = tokio::spawn(health::serve(
         listener,
-        health::router(status.clone()),
+        health::router(status.clone(), gateway.clone()),
         stop.clone(),
     ));
     let watch = stop.clone();
@@ -52,7 +54,7 @@ pub async fn run(cfg: Config) -> anyhow::Result<()> {
     let result = match start::prepare(&cfg, &status, &stop).await {
         Ok(Some((conn, cache))) => {
             status.ready(conn, cache);
-            supervise(&cfg, &stop).await
+            supervise(&cfg, &stop, gateway).await
         }
         Ok(None) => Ok(()),
         Err(e) => Err(e),
@@ -76,7 +78,7 @@ async fn fail_after_wait(
     anyhow::bail!(why)
 }
 
-async fn supervise(cfg: &Config, stop: &CancellationToken) -> anyhow::Result<()> {
+async fn supervise(cfg: &Config, stop: &CancellationToken, report: Gateway) -> anyhow::Result<()> {
     let gateway = tokio::select! {
         () = stop.cancelled() => return Ok(()),
         g = lookup::shard_count(cfg) => g,
@@ -91,6 +93,7 @@ async fn supervise(cfg: &Config, stop: &CancellationToken) -> anyhow::Result<()>
         gateway.url,
         cfg.timing.clone(),
         stop.clone(),
+        report,
     );
     let outcome = sup.run().await;
     let result = match outcome {

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::children::{Event, ExitKind, Shard};
 use crate::config::Timing;
+use crate::gateway::Gateway;
 
 /// How supervision ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -39,12 +40,22 @@ pub struct Supervisor {
     deaths: VecDeque<Instant>,
     tx: mpsc::UnboundedSender<Event>,
     rx: mpsc::UnboundedReceiver<Event>,
+    /// What the health listener reports of the shards.
+    gateway: Gateway,
 }
 
 impl Supervisor {
-    pub fn new(total: u32, gateway_url: String, timing: Timing, stop: CancellationToken) -> Self {
+    pub fn new(
+        total: u32,
+        gateway_url: String,
+        timing: Timing,
+        stop: CancellationToken,
+        gateway: Gateway,
+    ) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
+        gateway.shards(total);
         Self {
+            gateway,
             total,
             gateway_url,
             timing,
@@ -67,6 +78,7 @@ impl Supervisor {
     /// A death: respawn it, or give up when it is one too many.
     async fn died(&mut self, id: u32) -> Option<Outcome> {
         self.shards.remove(&id);
+        self.gateway.down(id);
         let now = Instant::now();
         self.deaths.push_back(now);
         while self
@@ -83,9 +95,11 @@ impl Supervisor {
         }
         tracing::warn!(shard = id, deaths = n, "shard died; respawning");
         tokio::time::sleep(RESPAWN_DELAY).await;
-        self.spawn(id)
-            .err()
-            .map(|e| Outcome::SpawnFailed(format!("{e:#}")))
+        if let Err(e) = self.spawn(id) {
+            return Some(Outcome::SpawnFailed(format!("{e:#}")));
+        }
+        self.gateway.restarted();
+        None
     }
 
     /// Handles one event; `Some` ends supervision.
@@ -93,10 +107,12 @@ impl Supervisor {
         match event {
             Event::Ready(id) => {
                 tracing::info!(shard = id, "shard ready");
+                self.gateway.ready(id);
                 None
             }
             Event::Exited(id, ExitKind::Fatal) => {
                 self.shards.remove(&id);
+                self.gateway.down(id);
                 tracing::error!(
                     shard = id,
                     "shard hit a fatal error (login failed or the gateway refused it for good)"
@@ -131,6 +147,7 @@ impl Supervisor {
                     ev = self.rx.recv() => match ev {
                         Some(Event::Ready(r)) if r == id => {
                             tracing::info!(shard = id, "shard ready");
+                            self.gateway.ready(id);
                             break;
                         }
                         Some(other) => {
@@ -201,6 +218,7 @@ impl Supervisor {
                     Some(Event::Exited(id, kind)) => {
                         tracing::info!(shard = id, ?kind, "shard stopped");
                         self.shards.remove(&id);
+                        self.gateway.down(id);
                     }
                     Some(Event::Ready(_)) => {}
                     None => return,

@@ -173,9 +173,11 @@ impl Console {
     }
 
     /// A code of `name`'s authenticator app that has not been used: the
-    /// console takes a step's code once, and the steps from the one
-    /// before now to the one after, so a test that signs in again and
-    /// again waits, at times, for the clock to reach a fresh step.
+    /// console takes a step's code once, from the step before its now to
+    /// the one after. The code is of this step or the next, never the one
+    /// before (the clock may reach the next step before the console reads
+    /// it), so a test that signs in again and again waits, at times, for
+    /// the clock to reach a fresh step.
     pub async fn code(&self, name: &str) -> String {
         let (_, secret) = (self.secrets.iter())
             .find(|(n, _)| n == name)
@@ -184,7 +186,7 @@ impl Console {
         let last = used.get(name).copied().unwrap_or(0);
         let step = keel_testkit::eventually_async(Duration::from_secs(65), || async {
             let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap() / 30;
-            let step = (now - 1).max(last + 1);
+            let step = now.max(last + 1);
             (step <= now + 1).then_some(step)
         })
         .await

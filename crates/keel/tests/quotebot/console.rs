@@ -1,0 +1,79 @@
+//! The operator console's health page shows quotebot's Discord gateway,
+//! read from a running quotebot's health listener
+//! (`KEEL_CONSOLE_QUOTEBOT_URL`): the two processes as they are deployed.
+
+use std::time::Duration;
+
+use keel_platform::totp;
+use keel_testkit::process::{KeelProcess, command};
+use serde_json::{Value, json};
+
+use crate::harness::{KEEL, Quotebot};
+
+/// `keel operator add ops` beside a console in `dir`: password and secret.
+async fn operator(dir: &std::path::Path, env: &[(&'static str, String)]) -> (String, Vec<u8>) {
+    let mut p = KeelProcess::spawn(command(KEEL, dir, env, &["operator", "add", "ops"]));
+    assert!(
+        p.wait(Duration::from_secs(60)).await.success(),
+        "{}",
+        p.stderr()
+    );
+    let out = p.stdout();
+    let line = |prefix: &str| {
+        out.lines()
+            .find_map(|l| l.split_once(prefix).map(|(_, v)| v.trim().to_owned()))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
+    };
+    let secret = totp::from_base32(&line("it is not shown again): ")).unwrap();
+    (line("password: "), secret)
+}
+
+#[tokio::test]
+async fn the_consoles_health_page_shows_quotebots_gateway() {
+    let q = Quotebot::new().await;
+    let bot = q.start(1).await;
+    let base = bot.health.trim_end_matches("/api/health").to_owned();
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = keel_testkit::offline_env();
+    env.extend([
+        ("KEEL_DATA_DIR", dir.path().display().to_string()),
+        ("KEEL_CONSOLE_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
+        ("KEEL_CONSOLE_QUOTEBOT_URL", base),
+    ]);
+    let (password, secret) = operator(dir.path(), &env).await;
+    let console = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "console"])).await;
+    let http = reqwest::Client::new();
+    let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap();
+    let signed = http
+        .post(format!("{}/console/v1/session", console.url("console")))
+        .json(&json!({"name": "ops", "password": password, "code": totp::code_at(&secret, now).unwrap()}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed.status(), 200);
+    let cookie = signed.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    // The manager hears a shard is ready just after the gateway does.
+    let health_url = format!("{}/console/v1/health", console.url("console"));
+    let seen = keel_testkit::eventually_async(Duration::from_secs(30), || {
+        let req = http.get(&health_url).header("cookie", &cookie);
+        async move {
+            let health: Value = req.send().await.ok()?.json().await.ok()?;
+            (health["quotebot"]["ready"] == 1).then_some(health)
+        }
+    })
+    .await;
+    let health = seen.expect("the console shows the ready shard");
+    let gateway = &health["quotebot"];
+    assert_eq!(gateway["answered"], true, "{health}");
+    assert_eq!(gateway["shards"], 1, "{gateway}");
+    assert_eq!(gateway["what"], "1 of 1 shards ready");
+    bot.stop().await;
+}
