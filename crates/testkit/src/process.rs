@@ -152,3 +152,43 @@ async fn collect<R: tokio::io::AsyncRead + Unpin>(reader: BufReader<R>, into: Ar
         s.push('\n');
     }
 }
+
+/// An operator as `keel operator add` printed it.
+pub struct AddedOperator {
+    pub password: String,
+    /// The TOTP secret, decoded.
+    pub secret: Vec<u8>,
+}
+
+/// Runs `keel operator add NAME --role R ...` (the binary `bin`, in `dir`
+/// with `env`) as an operator of the machine does; what it printed.
+pub async fn add_operator(
+    bin: &str,
+    dir: &Path,
+    env: &[(&str, String)],
+    name: &str,
+    roles: &[&str],
+) -> AddedOperator {
+    let mut args = vec!["operator", "add", name];
+    for r in roles {
+        args.extend(["--role", r]);
+    }
+    let mut p = KeelProcess::spawn(command(bin, dir, env, &args));
+    assert!(
+        p.wait(Duration::from_secs(60)).await.success(),
+        "{}",
+        p.stderr()
+    );
+    let out = p.stdout();
+    let line = |prefix: &str| {
+        out.lines()
+            .find_map(|l| l.split_once(prefix).map(|(_, v)| v.trim().to_owned()))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
+    };
+    let secret = keel_platform::totp::from_base32(&line("it is not shown again): "))
+        .unwrap_or_else(|| panic!("a TOTP secret in {out}"));
+    AddedOperator {
+        password: line("password: "),
+        secret,
+    }
+}

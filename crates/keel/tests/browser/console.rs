@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use keel_platform::totp;
 use keel_testkit::db::TestDb;
-use keel_testkit::process::{KeelProcess, command};
+use keel_testkit::process::{KeelProcess, add_operator, command};
 use keel_testkit::{FakeSmtp, TcpProxy};
 use serde_json::Value;
 
@@ -97,26 +97,11 @@ impl Keel {
 
     /// `keel operator add NAME --role ...`, as an operator of the machine runs it.
     async fn operator(&self, name: &'static str, roles: &[&str]) -> Op {
-        let mut args = vec!["operator", "add", name];
-        for r in roles {
-            args.extend(["--role", r]);
-        }
-        let mut p = KeelProcess::spawn(command(KEEL, self.dir.path(), &self.env, &args));
-        assert!(
-            p.wait(Duration::from_secs(60)).await.success(),
-            "{}",
-            p.stderr()
-        );
-        let out = p.stdout();
-        let line = |prefix: &str| {
-            out.lines()
-                .find_map(|l| l.split_once(prefix).map(|(_, v)| v.trim().to_owned()))
-                .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
-        };
+        let added = add_operator(KEEL, self.dir.path(), &self.env, name, roles).await;
         Op {
             name,
-            password: line("password: "),
-            secret: totp::from_base32(&line("it is not shown again): ")).unwrap(),
+            password: added.password,
+            secret: added.secret,
         }
     }
 }

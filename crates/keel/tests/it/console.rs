@@ -359,13 +359,8 @@ async fn health_shows_readiness_the_version_migrations_and_the_database() {
 
 #[tokio::test]
 async fn schemathesis_finds_nothing_the_consoles_document_does_not_say() {
-    // With svc: its areas are in the document too.
-    let app = TestApp::builder()
-        .service("accounts")
-        .service("svc")
-        .service("console")
-        .spawn()
-        .await;
+    // svc's areas are in the document too.
+    let app = crate::console_kit::every_area().await;
     let ops = operator(&app, "ops", &Role::ALL).await;
     let console = sign_in(&app, &ops).await;
     failed_job(&app).await;

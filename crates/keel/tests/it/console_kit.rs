@@ -25,6 +25,17 @@ impl Operator {
     }
 }
 
+/// accounts, svc and the console in one process: every area the console
+/// has.
+pub async fn every_area() -> TestApp {
+    TestApp::builder()
+        .service("accounts")
+        .service("svc")
+        .service("console")
+        .spawn()
+        .await
+}
+
 pub async fn operator(app: &TestApp, name: &str, roles: &[Role]) -> Operator {
     let p = app.platform();
     let added = operators::add(

@@ -316,12 +316,7 @@ fn refs(value: &Value, schemas: &serde_json::Map<String, Value>, into: &mut Vec<
 
 #[tokio::test]
 async fn svcs_operations_in_the_consoles_document_mean_what_they_mean_in_svcs() {
-    let app = TestApp::builder()
-        .service("accounts")
-        .service("svc")
-        .service("console")
-        .spawn()
-        .await;
+    let app = crate::console_kit::every_area().await;
     let doc = |service: &'static str| {
         let url = app.root(service, "/openapi.json");
         let http = app.http.clone();

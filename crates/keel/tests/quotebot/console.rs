@@ -5,28 +5,10 @@
 use std::time::Duration;
 
 use keel_platform::totp;
-use keel_testkit::process::{KeelProcess, command};
+use keel_testkit::process::{KeelProcess, add_operator, command};
 use serde_json::{Value, json};
 
 use crate::harness::{KEEL, Quotebot};
-
-/// `keel operator add ops` beside a console in `dir`: password and secret.
-async fn operator(dir: &std::path::Path, env: &[(&'static str, String)]) -> (String, Vec<u8>) {
-    let mut p = KeelProcess::spawn(command(KEEL, dir, env, &["operator", "add", "ops"]));
-    assert!(
-        p.wait(Duration::from_secs(60)).await.success(),
-        "{}",
-        p.stderr()
-    );
-    let out = p.stdout();
-    let line = |prefix: &str| {
-        out.lines()
-            .find_map(|l| l.split_once(prefix).map(|(_, v)| v.trim().to_owned()))
-            .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
-    };
-    let secret = totp::from_base32(&line("it is not shown again): ")).unwrap();
-    (line("password: "), secret)
-}
 
 #[tokio::test]
 async fn the_consoles_health_page_shows_quotebots_gateway() {
@@ -42,7 +24,8 @@ async fn the_consoles_health_page_shows_quotebots_gateway() {
         ("KEEL_METRICS_ADDR", "127.0.0.1:0".to_owned()),
         ("KEEL_CONSOLE_QUOTEBOT_URL", base),
     ]);
-    let (password, secret) = operator(dir.path(), &env).await;
+    let ops = add_operator(KEEL, dir.path(), &env, "ops", &[]).await;
+    let (password, secret) = (ops.password, ops.secret);
     let console = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "console"])).await;
     let http = reqwest::Client::new();
     let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap();

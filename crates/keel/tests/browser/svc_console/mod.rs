@@ -20,7 +20,7 @@ use std::time::Duration;
 use keel_platform::totp;
 use keel_testkit::FakeExpo;
 use keel_testkit::db::TestDb;
-use keel_testkit::process::{KeelProcess, command};
+use keel_testkit::process::{KeelProcess, add_operator, command};
 
 use crate::harness::{Browser, KEEL};
 
@@ -71,28 +71,6 @@ async fn cli(dir: &std::path::Path, env: &[(&'static str, String)], args: &[&str
     p.stdout()
 }
 
-/// `keel operator add NAME --role ...`: the password and the TOTP secret
-/// it printed.
-async fn operator(
-    dir: &std::path::Path,
-    env: &[(&'static str, String)],
-    name: &str,
-    roles: &[&str],
-) -> (String, Vec<u8>) {
-    let mut args = vec!["operator", "add", name];
-    for r in roles {
-        args.extend(["--role", r]);
-    }
-    let out = cli(dir, env, &args).await;
-    let line = |prefix: &str| {
-        out.lines()
-            .find_map(|l| l.split_once(prefix).map(|(_, v)| v.trim().to_owned()))
-            .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
-    };
-    let secret = line("it is not shown again): ");
-    (line("password: "), totp::from_base32(&secret).unwrap())
-}
-
 /// Six devices, three iOS and three Android, imported as a CSV through
 /// svc's API with an application password, as a script does.
 async fn import_devices(base: &str, app_password: &str) {
@@ -123,9 +101,15 @@ impl Console {
         let db = TestDb::create(dir.path()).await;
         let expo = FakeExpo::start().await;
         let env = env(dir.path(), &db, &expo);
-        let (password, boss) =
-            operator(dir.path(), &env, "boss", &["push", "forms", "operators"]).await;
-        let (clerk, clerks) = operator(dir.path(), &env, "clerk", &["jobs"]).await;
+        let boss = add_operator(
+            KEEL,
+            dir.path(),
+            &env,
+            "boss",
+            &["push", "forms", "operators"],
+        )
+        .await;
+        let clerk = add_operator(KEEL, dir.path(), &env, "clerk", &["jobs"]).await;
         cli(dir.path(), &env, &["svc", "admin", "add", "boss"]).await;
         cli(
             dir.path(),
@@ -155,10 +139,13 @@ impl Console {
             expo,
             url,
             api,
-            password,
-            clerk,
+            password: boss.password,
+            clerk: clerk.password,
             app_password,
-            secrets: vec![("boss".to_owned(), boss), ("clerk".to_owned(), clerks)],
+            secrets: vec![
+                ("boss".to_owned(), boss.secret),
+                ("clerk".to_owned(), clerk.secret),
+            ],
             used_steps: Default::default(),
             _db: db,
             _dir: dir,
