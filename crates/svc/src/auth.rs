@@ -52,11 +52,24 @@ pub trait Forbidden: Send + Sync + 'static {
     const ROLE: Option<Role> = None;
 }
 
+/// The console roles that stand for svc's capabilities; the console shows
+/// svc's areas under the same ones (`routes::areas`).
+pub mod roles {
+    use keel_platform::console::Role;
+
+    /// `svc_manage` on the site's routes (settings, forms, submissions).
+    pub const SITE: Role = Role::Forms;
+    /// `svc_manage` on the push module's admin routes.
+    pub const PUSH: Role = Role::Push;
+    /// `svc_manage_admins`.
+    pub const ADMINS: Role = Role::Operators;
+}
+
 /// Site administration (settings, forms, submissions).
 pub struct Site;
 impl Forbidden for Site {
     const CODE: &'static str = error::code::REST_FORBIDDEN;
-    const ROLE: Option<Role> = Some(Role::Forms);
+    const ROLE: Option<Role> = Some(roles::SITE);
 }
 
 /// What is a signed-in user's own (application passwords, the audit
@@ -72,7 +85,7 @@ pub struct Admins;
 impl Forbidden for Admins {
     const CODE: &'static str = error::code::REST_FORBIDDEN;
     const CAPABILITY: &'static str = crate::domain::admins::MANAGE_ADMINS;
-    const ROLE: Option<Role> = Some(Role::Operators);
+    const ROLE: Option<Role> = Some(roles::ADMINS);
 }
 
 /// The push module's admin routes.
@@ -80,7 +93,7 @@ pub struct Push;
 impl Forbidden for Push {
     const CODE: &'static str = error::code::PUSH_FORBIDDEN;
     const ALWAYS_FORBIDDEN: bool = true;
-    const ROLE: Option<Role> = Some(Role::Push);
+    const ROLE: Option<Role> = Some(roles::PUSH);
 }
 
 /// Who acts: one of svc's users, or an operator in the console.

@@ -1,7 +1,7 @@
-//! svc's pages: `/`, the index of its documents; and where its admin
-//! console was (`<REST root>/svc/admin/`), a line saying where it went:
-//! svc's pages are part of keel's operator console (its own listener,
-//! `KEEL_CONSOLE_ADDR`), for operators with the push or forms role.
+//! Where svc's admin console was (`<REST root>/svc/admin/`): a line
+//! saying where it went. svc's pages are part of keel's operator console
+//! (its own listener, `KEEL_CONSOLE_ADDR`), for operators with the push or
+//! forms role. (`/` is the platform's index of svc's documents.)
 
 use axum::Router;
 use axum::http::{StatusCode, header};
@@ -10,7 +10,7 @@ use axum::routing::get;
 /// What the old console's address answers.
 pub const MOVED: &str = "svc's admin pages are now part of keel's operator console (the console service, KEEL_CONSOLE_ADDR): an operator with the push or forms role signs in there. svc's API is unchanged.\n";
 
-/// `/` and the old console's addresses, `at` being `<REST root>/svc/admin`.
+/// The old console's addresses, `at` being `<REST root>/svc/admin`.
 pub fn router(at: &str) -> Router {
     let moved = || async {
         (
@@ -20,10 +20,6 @@ pub fn router(at: &str) -> Router {
         )
     };
     Router::new()
-        .route(
-            "/",
-            get(|| async { keel_platform::http::docs::index_with(crate::NAME, &[]) }),
-        )
         .route(at, get(moved))
         .route(&format!("{at}/"), get(moved))
 }

@@ -18,18 +18,23 @@ import { send, sends } from "./svc/sends.js";
 import { settings } from "./svc/settings.js";
 import { stats } from "./svc/stats.js";
 
-// The role each page needs (health and the audit log are everyone's).
-const ROLE_OF = {
-  users: "users", jobs: "jobs", operators: "operators",
-  sends: "push", compose: "push", stats: "push", devices: "push",
-  forms: "forms", settings: "forms", "svc-admins": "operators",
-};
-
 // An area's entries in the navigation, where it has more than one page.
 const PAGES = {
   push: [["sends", "Sends"], ["compose", "New send"], ["stats", "Statistics"], ["devices", "Devices"]],
   forms: [["forms", "Forms"], ["settings", "Settings"]],
 };
+
+/// The pages of area `a`: [page, title] each.
+function pagesOf(a) {
+  return PAGES[a.name] || [[a.name, a.title]];
+}
+
+/// The role `page` needs: its area's (as the console says it), or the
+/// console's own pages' (health and the audit log need none).
+function roleOf(page) {
+  const area = me.areas.find((a) => pagesOf(a).some(([p]) => p === page));
+  return area ? area.role : { jobs: "jobs", operators: "operators" }[page];
+}
 
 const nav = document.getElementById("nav");
 let me = null;
@@ -65,7 +70,7 @@ function signIn(message) {
 
 function drawNav() {
   const links = [];
-  for (const a of me.areas) if (me.roles.includes(a.role)) links.push(...(PAGES[a.name] || [[a.name, a.title]]));
+  for (const a of me.areas) if (me.roles.includes(a.role)) links.push(...pagesOf(a));
   if (me.roles.includes("jobs")) links.push(["jobs", "Jobs"]);
   if (me.roles.includes("operators")) links.push(["operators", "Operators"]);
   links.push(["health", "Health"], ["audit", "Audit log"]);
@@ -91,7 +96,7 @@ function route() {
     if (a.getAttribute("href") === "#/" + (parts[0] || "")) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
-  const role = ROLE_OF[parts[0]];
+  const role = roleOf(parts[0]);
   if (role && !me.roles.includes(role)) {
     return failed("Not allowed", `This page needs the ${role} role, which ${me.name} does not have. An operator with the operators role can give it.`);
   }

@@ -100,26 +100,11 @@ pub async fn asset(
 
 /// The index a service without a page of its own answers at `/`.
 pub fn index(service: &str) -> Response {
-    index_with(service, &[])
-}
-
-/// The index, with the service's own pages (`(href, text)`) listed first.
-pub fn index_with(service: &str, pages: &[(&str, &str)]) -> Response {
-    let own: String = pages
-        .iter()
-        .map(|(href, text)| {
-            format!(
-                "<li><a href=\"{}\">{}</a></li>\n",
-                escape_html(href),
-                escape_html(text)
-            )
-        })
-        .collect();
     Html(format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>keel {service}</title></head>
 <body><h1>keel {service}</h1><ul>
-{own}<li><a href="/docs">API reference</a></li>
+<li><a href="/docs">API reference</a></li>
 <li><a href="/openapi.json">OpenAPI document</a></li>
 <li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a></li>
 </ul></body></html>

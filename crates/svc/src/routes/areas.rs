@@ -7,12 +7,13 @@
 //! which is the console's (`code`, `message`) plus `data`.
 
 use axum::middleware;
-use keel_platform::console::{Area, Role};
+use keel_platform::console::Area;
 use keel_platform::utoipa_axum::router::OpenApiRouter;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, ResponseBuilder};
 
+use crate::auth::roles;
 use crate::state::AppState;
 
 /// Where svc's routes sit in the console.
@@ -28,19 +29,19 @@ pub fn areas(state: &AppState) -> [Area; 3] {
         Area {
             name: "push",
             title: "Push",
-            role: Role::Push,
+            role: roles::PUSH,
             routes: in_console(push, "push", state),
         },
         Area {
             name: "forms",
             title: "Forms",
-            role: Role::Forms,
+            role: roles::SITE,
             routes: in_console(super::forms_admin(), "forms", state),
         },
         Area {
             name: "svc-admins",
             title: "svc admins",
-            role: Role::Operators,
+            role: roles::ADMINS,
             routes: in_console(super::users_admin(), "svc-admins", state),
         },
     ]

@@ -84,9 +84,7 @@ function importer(imported) {
         ? h("p", { id: "preview-warning", class: "alert", role: "alert" },
             `The header has no ${lacking.join(" and no ")} column: every line will be refused. The first line must name the columns.`)
         : null,
-      h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "The file's first rows" },
-        h("table", {}, h("thead", {}, h("tr", {}, (head || []).map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))))),
+      table("The file's first rows", head || [], body.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))),
       h("button", { type: "button", id: "import-go", onclick: upload }, `Import ${chosen.name}`));
     preview.hidden = false;
   }
@@ -97,22 +95,16 @@ function importer(imported) {
     progress.value = 0;
     const res = await send("/devices/import", form, (share) => { progress.value = share; });
     progress.hidden = true;
-    {
-      const data = res.data;
-      if (res.status !== 200) return say(error, problem(res));
-      preview.hidden = true;
-      report.replaceChildren(
-        h("h3", {}, "Imported"),
-        h("p", { id: "import-counts" }, `${data.imported} new, ${data.updated} updated, ${data.skipped} unchanged, ${data.errors.length} refused.`),
-        data.errors.length
-          ? h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "Refused lines" },
-              h("table", { id: "import-errors" }, h("caption", {}, "Refused lines"),
-                h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Line"), h("th", { scope: "col" }, "Why"))),
-                h("tbody", {}, data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", { class: "change" }, e.reason))))))
-          : null);
-      report.hidden = false;
-      imported();
-    }
+    if (res.status !== 200) return say(error, problem(res));
+    const data = res.data;
+    preview.hidden = true;
+    const refused = data.errors.map((e) => h("tr", {}, h("td", {}, e.line), h("td", { class: "change" }, e.reason)));
+    report.replaceChildren(
+      h("h3", {}, "Imported"),
+      h("p", { id: "import-counts" }, `${data.imported} new, ${data.updated} updated, ${data.skipped} unchanged, ${data.errors.length} refused.`),
+      refused.length ? table("Refused lines", ["Line", "Why"], refused, { id: "import-errors" }, null) : null);
+    report.hidden = false;
+    imported();
   }
   return section;
 }
