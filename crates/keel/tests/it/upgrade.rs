@@ -6,7 +6,6 @@
 //! release gave. On SQLite in the SQLite pass, on PostgreSQL in its pass.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use keel_testkit::process::{KeelProcess, command};
 use serde_json::Value;
@@ -188,8 +187,8 @@ async fn today_reads_every_record_a_release_wrote_on_postgresql() {
         );
         let data = tempfile::tempdir().unwrap();
         reads_as_released(&fixture, data.path(), admin.url.clone()).await;
-        tokio::time::timeout(Duration::from_secs(30), admin.drop_it())
-            .await
-            .unwrap();
+        // Dropping a database waits for a checkpoint: on a busy machine
+        // that takes as long as it takes, so no clock is put on it.
+        admin.drop_it().await;
     }
 }
