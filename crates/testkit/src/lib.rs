@@ -22,6 +22,7 @@ pub mod proxy;
 pub mod resp;
 pub mod scan;
 pub mod schemathesis;
+pub mod session;
 pub mod smtp;
 
 use std::future::Future;

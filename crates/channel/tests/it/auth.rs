@@ -39,13 +39,7 @@ async fn sign_out_ends_the_session_on_the_server_too() {
     let r = sign_in(&ch, " Owner@Example.com ", PASSWORD).await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["owner"]["email"], EMAIL);
-    let cookie = r.headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(&r.headers);
     assert_eq!(session(&ch, Some(&cookie)).await["owner"]["email"], EMAIL);
     assert_eq!(ch.query("panels.list", None).await.status, 200);
     let out = finish(
@@ -161,13 +155,7 @@ async fn a_change_from_another_site_is_refused() {
     ch.set_up().await;
     let cookie = {
         let r = sign_in(&ch, EMAIL, PASSWORD).await;
-        r.headers["set-cookie"]
-            .to_str()
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned()
+        keel_testkit::session::cookie(&r.headers)
     };
     let post = |headers: &[(&str, &str)]| {
         let mut req = ch

@@ -21,13 +21,7 @@ async fn the_session_cookie_is_set_and_sent_through_the_web_origin() {
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let cookie = r.headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(&r.headers);
     let session = |cookie: Option<String>| {
         let mut req = ch.app.http.get(ch.web("/api/auth/session"));
         if let Some(c) = cookie {

@@ -140,13 +140,7 @@ impl Site {
             .await
             .expect("setup.complete");
         assert_eq!(r.status(), 200);
-        r.headers()["set-cookie"]
-            .to_str()
-            .unwrap_or_default()
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .to_owned()
+        keel_testkit::session::cookie(r.headers())
     }
 
     /// Waits until the emote refresh at start has run.

@@ -174,13 +174,7 @@ pub async fn channel_owner(base: &str) -> String {
         .await
         .unwrap();
     assert_eq!(r.status(), 200, "setup.complete");
-    let cookie = r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(r.headers());
     let r = http
         .post(format!("{base}/api/trpc/stream.provision"))
         .header("origin", ORIGIN)

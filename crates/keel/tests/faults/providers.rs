@@ -44,13 +44,7 @@ async fn owner_only(api: &str) -> String {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned()
+    keel_testkit::session::cookie(r.headers())
 }
 
 #[tokio::test]

@@ -65,13 +65,7 @@ pub async fn provision(base: &str) {
     )
     .await;
     assert_eq!(r.status(), 200);
-    let cookie = r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(r.headers());
     let r = call(base, "stream.provision", Some(&cookie), json!({})).await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
 }

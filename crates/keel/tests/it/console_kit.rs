@@ -71,21 +71,13 @@ pub async fn sign_in_raw(app: &TestApp, body: &Value) -> Response {
 
 /// Signs `op` in with the current code.
 pub async fn sign_in<'a>(app: &'a TestApp, op: &Operator) -> Console<'a> {
-    let body = serde_json::json!({ "name": op.name, "password": PASSWORD, "code": op.code(0) });
-    let resp = sign_in_raw(app, &body).await;
-    assert_eq!(resp.status(), 200, "sign-in of {}", op.name);
-    let cookie = resp
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|c| c.split(';').next())
-        .expect("a session cookie")
-        .to_owned();
-    let body: Value = resp.json().await.unwrap();
+    let console = app.root("console", "");
+    let s =
+        keel_testkit::session::console(&app.http, &console, &op.name, PASSWORD, &op.secret).await;
     Console {
         app,
-        cookie,
-        csrf: body["csrf"].as_str().expect("a CSRF token").to_owned(),
+        cookie: s.cookie,
+        csrf: s.csrf,
     }
 }
 

@@ -4,7 +4,8 @@
 //! request and lets it in again from the lift's.
 
 use keel_testkit::db::TestDb;
-use keel_testkit::process::{KeelProcess, command};
+use keel_testkit::process::{KeelProcess, add_operator, command};
+use keel_testkit::session::{self, ConsoleSession};
 use serde_json::{Value, json};
 
 use crate::KEEL;
@@ -69,44 +70,10 @@ async fn a_ban_from_the_console_is_refused_on_the_other_node_at_once_and_lifted_
     assert_eq!(status(on_b(), &token).await, 200);
     assert_eq!(status(on_b(), &token).await, 200, "cached on B");
 
-    let mut add = KeelProcess::spawn(command(
-        KEEL,
-        dir.path(),
-        &env,
-        &["operator", "add", "ops", "--role", "users"],
-    ));
-    assert!(
-        add.wait(std::time::Duration::from_secs(60)).await.success(),
-        "{}",
-        add.stderr()
-    );
-    let out = add.stdout();
-    let field = |p: &str| {
-        out.lines()
-            .find_map(|l| l.split_once(p).map(|(_, v)| v.trim().to_owned()))
-            .unwrap()
-    };
-    let secret = keel_platform::totp::from_base32(&field("it is not shown again): ")).unwrap();
-    let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap();
+    let ops = add_operator(KEEL, dir.path(), &env, "ops", &["users"]).await;
     let console = a.url("console").trim_end_matches('/').to_owned();
-    let signed: reqwest::Response = http
-        .post(format!("{console}/console/v1/session"))
-        .json(&json!({ "name": "ops", "password": field("password: "), "code": keel_platform::totp::code_at(&secret, now).unwrap() }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(signed.status(), 200);
-    let cookie = signed.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let csrf = signed.json::<Value>().await.unwrap()["csrf"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let ConsoleSession { cookie, csrf } =
+        session::console(&http, &console, "ops", &ops.password, &ops.secret).await;
     let act = |path: String, body: Value| {
         http.post(format!("{console}{path}"))
             .header("cookie", &cookie)

@@ -72,13 +72,7 @@ async fn keels_getstream_calls_are_the_server_sdks_and_its_webhooks_verify_alike
         .send()
         .await
         .unwrap();
-    let cookie = r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(r.headers());
     for name in ["stream.provision", "stream.goLive", "stream.end"] {
         let r = http
             .post(format!("{api}/api/trpc/{name}"))

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use keel_platform::totp;
 use keel_testkit::process::{KeelProcess, add_operator, command};
-use serde_json::{Value, json};
+use keel_testkit::session;
+use serde_json::Value;
 
 use crate::harness::{KEEL, Quotebot};
 
@@ -25,24 +25,17 @@ async fn the_consoles_health_page_shows_quotebots_gateway() {
         ("KEEL_CONSOLE_QUOTEBOT_URL", base),
     ]);
     let ops = add_operator(KEEL, dir.path(), &env, "ops", &[]).await;
-    let (password, secret) = (ops.password, ops.secret);
     let console = KeelProcess::serve(command(KEEL, dir.path(), &env, &["serve", "console"])).await;
     let http = reqwest::Client::new();
-    let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap();
-    let signed = http
-        .post(format!("{}/console/v1/session", console.url("console")))
-        .json(&json!({"name": "ops", "password": password, "code": totp::code_at(&secret, now).unwrap()}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(signed.status(), 200);
-    let cookie = signed.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let session = session::console(
+        &http,
+        console.url("console"),
+        "ops",
+        &ops.password,
+        &ops.secret,
+    )
+    .await;
+    let cookie = session.cookie;
     // The manager hears a shard is ready just after the gateway does.
     let health_url = format!("{}/console/v1/health", console.url("console"));
     let seen = keel_testkit::eventually_async(Duration::from_secs(30), || {

@@ -88,13 +88,7 @@ async fn a_cookie_session_works_with_its_nonce_and_not_without_on_every_route() 
             .unwrap(),
     )
     .await;
-    let cookie = r.headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(&r.headers);
     let nonce = r.body["nonce"].as_str().unwrap().to_owned();
     let send = |nonce: Option<String>| {
         let mut req = svc

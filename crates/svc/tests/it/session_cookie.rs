@@ -106,13 +106,7 @@ async fn a_new_application_password_is_never_stored_by_a_cache() {
     let svc = Svc::start().await;
     let (login_pw, pw) = svc.admin("boss").await;
     let r = login(&svc, None, &login_pw).await;
-    let cookie = r.headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = keel_testkit::session::cookie(&r.headers);
     let nonce = r.body["nonce"].as_str().unwrap().to_owned();
     let made = svc
         .app
