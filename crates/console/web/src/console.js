@@ -29,11 +29,17 @@ function pagesOf(a) {
   return PAGES[a.name] || [[a.name, a.title]];
 }
 
+// The console's own pages, after the areas': [page, title, role] (health
+// and the audit log are every operator's).
+const OWN = [["jobs", "Jobs", "jobs"], ["operators", "Operators", "operators"], ["health", "Health"], ["audit", "Audit log"]];
+
 /// The role `page` needs: its area's (as the console says it), or the
-/// console's own pages' (health and the audit log need none).
+/// console's own page's.
 function roleOf(page) {
   const area = me.areas.find((a) => pagesOf(a).some(([p]) => p === page));
-  return area ? area.role : { jobs: "jobs", operators: "operators" }[page];
+  if (area) return area.role;
+  const own = OWN.find(([p]) => p === page);
+  return own ? own[2] : undefined;
 }
 
 const nav = document.getElementById("nav");
@@ -71,9 +77,7 @@ function signIn(message) {
 function drawNav() {
   const links = [];
   for (const a of me.areas) if (me.roles.includes(a.role)) links.push(...pagesOf(a));
-  if (me.roles.includes("jobs")) links.push(["jobs", "Jobs"]);
-  if (me.roles.includes("operators")) links.push(["operators", "Operators"]);
-  links.push(["health", "Health"], ["audit", "Audit log"]);
+  for (const [page, title, role] of OWN) if (!role || me.roles.includes(role)) links.push([page, title]);
   nav.replaceChildren(
     ...links.map(([k, t]) => h("a", { href: "#/" + k, text: t })),
     h("span", { class: "who", text: me.name }),
